@@ -1,0 +1,7 @@
+#include "builtin-models.h"
+
+const PtiModelDesc *const pti_builtin_models[] = {
+  &pti_model_cpu_clc,
+  &pti_model_net_simple,
+  NULL,
+};

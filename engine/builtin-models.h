@@ -1,0 +1,9 @@
+/* The models linked into pti.  Internal. */
+#pragma once
+#include <pti/hmi.h>
+
+extern const PtiModelDesc pti_model_cpu_clc;
+extern const PtiModelDesc pti_model_net_simple;
+
+/* NULL-terminated list, in registry order. */
+extern const PtiModelDesc *const pti_builtin_models[];

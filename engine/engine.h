@@ -1,0 +1,65 @@
+/* The evaluation engine: one event list per process, stage 2 resolution.
+ * Internal: the WSL builds event lists through this API and ptieval drives it.
+ *
+ * Events carry the paper's Table 1 fields in compact form: the event list is
+ * the process, the device and model follow from the kind and the process's
+ * placement, the RUD is an index into the context's RUD table, the
+ * inter-event relation is the message id shared by a send and its receive,
+ * the duration comes from the model (stage 1 for computations, stage 2 for
+ * messages). */
+#pragma once
+
+#include <pti/hmi.h>
+#include "system.h"
+#include "trace-writer.h"
+
+G_BEGIN_DECLS
+
+typedef struct _PtiEngine PtiEngine;
+
+typedef enum {
+  PTI_EV_COMPUTE = 0,
+  PTI_EV_SEND,
+  PTI_EV_RECV,
+} PtiEventKind;
+
+/* Tag of the point-to-point traffic that collectives expand into: user tags
+ * are >= 0, so it never matches a user message. */
+#define PTI_COLLECTIVE_TAG (-1)
+
+/* Place @nprocs processes on the first @nprocs processors of @system (which
+ * must outlive the engine).  (transfer full) or NULL with @error. */
+PtiEngine *pti_engine_new (const PtiSystem *system, guint nprocs, GError **error);
+void pti_engine_free (PtiEngine *engine);
+
+guint pti_engine_n_procs (const PtiEngine *engine);
+/* The CPU model instance of @rank's processor. */
+const PtiModelInstance *pti_engine_cpu (const PtiEngine *engine, guint rank);
+
+/* Append to @rank's list (rank checked by the caller).  Amortised O(1); the
+ * list grows geometrically, so there is no allocation per event. */
+void pti_engine_add_compute (PtiEngine *engine, guint rank, double duration, guint32 rud);
+/* Messages: FALSE with @error if no network connects the two processes. */
+gboolean pti_engine_add_send (PtiEngine *engine, guint rank, guint dst, guint64 bytes, gint tag,
+                              GError **error);
+gboolean pti_engine_add_recv (PtiEngine *engine, guint rank, guint src, guint64 bytes, gint tag,
+                              GError **error);
+
+/* Stage 2.  Resolves every event in simulated-time order.  Deterministic:
+ * ties are broken by insertion order.  Fails with PTI_ERROR_DEADLOCK naming
+ * blocked ranks and their pending operations, or PTI_ERROR_INVALID for a
+ * message nobody receives or one longer than its receive. */
+gboolean pti_engine_run (PtiEngine *engine, GError **error);
+
+double pti_engine_predicted_time (const PtiEngine *engine);
+guint64 pti_engine_n_events (const PtiEngine *engine);
+void pti_engine_process_summary (const PtiEngine *engine, guint rank, PtiTraceProcessSummary *out);
+
+/* Write the events and summary sections of a trace (after run).
+ * @rud_names maps RUD ids to names (may contain NULL). */
+gboolean pti_engine_write_events (const PtiEngine *engine, PtiTraceWriter *writer,
+                                  const char *const *rud_names, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiEngine, pti_engine_free)
+
+G_END_DECLS

@@ -1,0 +1,625 @@
+/* The HMC loader: an XML system description becomes the graph of the PTI
+ * paper's Figure 4 (computers and networks joined by connections), with one
+ * configured model instance per model element.  See system.h.
+ *
+ * Order of work, so that no model ever sees input that is not valid:
+ *   1. parse safely (xml.c: no DTD, no entities, no network);
+ *   2. validate the whole document against schemas/hmc.xsd, which checks
+ *      the structure and skips model elements;
+ *   3. for each <computer> and <network>, in document order, and for each
+ *      model element inside it: find the model by element name, check its
+ *      kind, validate the element against the model's own schema, and only
+ *      then hand it to the model's configure;
+ *   4. resolve <connect> elements (after all computers and networks are
+ *      known, so they may appear anywhere), checking every node and port;
+ *   5. number the processors in connection order.
+ * Every error names the file, the line and the element (pti_node_error). */
+#include "pti-config.h"
+#include "system.h"
+#include "xml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bigger systems are refused rather than allocated: a hostile or mistyped
+ * count must give an error, not exhaust memory.  DESIGN.md aims at a
+ * million simulated ranks; this leaves a factor of 16. */
+#define MAX_PROCESSORS (1u << 24)
+
+typedef struct {
+  PtiSystem *sys;
+  PtiRegistry *registry;
+  GHashTable *computers;   /* name -> index + 1 */
+  GHashTable *networks;    /* name -> index + 1 */
+  GPtrArray *ports;        /* per network: GHashTable port -> node index + 1 */
+  GArray *connected_at;    /* per node: line of the <connect> that connected it, 0 if none */
+  guint64 processors;      /* so far, to refuse oversized systems early */
+} Loader;
+
+/* ---- freeing ---------------------------------------------------------- */
+
+/* finalize runs even when configure failed: the instance started zeroed, so
+ * a model's finalize only ever sees what its configure got to allocate. */
+static void
+instance_free (gpointer data)
+{
+  PtiModelInstance *inst = data;
+  if (inst->desc->finalize != NULL)
+    inst->desc->finalize (inst->state);
+  g_free (inst->state);
+  g_free (inst->owner);
+  g_free (inst);
+}
+
+static void
+computer_clear (gpointer data)
+{
+  g_free (((PtiComputer *) data)->name);
+}
+
+static void
+network_clear (gpointer data)
+{
+  g_free (((PtiNetwork *) data)->name);
+}
+
+void
+pti_system_free (PtiSystem *system)
+{
+  if (system == NULL)
+    return;
+  g_clear_pointer (&system->processors, g_array_unref);
+  g_clear_pointer (&system->nodes, g_array_unref);
+  g_clear_pointer (&system->networks, g_array_unref);
+  g_clear_pointer (&system->computers, g_array_unref);
+  g_clear_pointer (&system->instances, g_ptr_array_unref);
+  g_free (system->name);
+  g_free (system->path);
+  g_free (system);
+}
+
+/* ---- model elements --------------------------------------------------- */
+
+static const char *
+kind_label (const char *kind)
+{
+  return strcmp (kind, "cpu") == 0 ? "CPU" : kind;
+}
+
+/* "cpu_clc (cpu-clc), net_simple (net-simple)": the elements of the models
+ * of @kind (all models if NULL), in name order. */
+static char *
+known_elements (const PtiRegistry *registry, const char *kind)
+{
+  guint n = 0;
+  const PtiModelDesc *const *list = pti_registry_list (registry, &n);
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    if (kind == NULL || strcmp (list[i]->kind, kind) == 0)
+      g_string_append_printf (s, "%s%s (%s)", s->len ? ", " : "", list[i]->config_element,
+                              list[i]->name);
+  if (s->len == 0)
+    g_string_append (s, "none");
+  return g_string_free (s, FALSE);
+}
+
+/* Validate and configure one model element; the instance joins the system
+ * (and so is finalized with it) whether or not configure succeeds. */
+static PtiModelInstance *
+configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *owner,
+                 GError **error)
+{
+  xmlSchema *schema = pti_registry_schema (ld->registry, desc, error);
+  if (schema == NULL)
+    return NULL;
+  g_autofree char *what = g_strdup_printf ("model %s", desc->name);
+  if (!pti_xml_validate_element (schema, el, what, error))
+    return NULL;
+
+  PtiModelInstance *inst = g_new0 (PtiModelInstance, 1);
+  inst->desc = desc;
+  inst->state = desc->instance_size ? g_malloc0 (desc->instance_size) : NULL;
+  inst->owner = g_strdup (owner);
+  g_ptr_array_add (ld->sys->instances, inst);
+
+  GError *local = NULL;
+  if (!desc->configure (inst->state, el, &local)) {
+    if (local != NULL)
+      g_propagate_error (error, local);
+    else
+      pti_node_error (error, el, "model %s refused this configuration without saying why",
+                      desc->name);
+    return NULL;
+  }
+  g_clear_error (&local);
+  return inst;
+}
+
+/* Configure every model element under @owner_el (a <computer> or
+ * <network>) and choose the active model of @kind: the one its `model`
+ * attribute names, else the first.  @what is "computer" or "network". */
+static gboolean
+configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *name,
+                  const char *kind, PtiModelInstance **active, GError **error)
+{
+  g_autofree char *owner = g_strdup_printf ("%s %s", what, name);
+  g_autofree char *model_attr = pti_xml_attr (owner_el, "model");
+  g_auto (GStrv) wanted = g_strsplit_set (model_attr ? model_attr : "", " \t\r\n", -1);
+  g_autoptr (GPtrArray) present = g_ptr_array_new ();   /* PtiModelInstance* */
+
+  *active = NULL;
+  for (xmlNode *el = pti_xml_first_element (owner_el); el != NULL; el = pti_xml_next_element (el)) {
+    const char *element = (const char *) el->name;
+    const PtiModelDesc *desc = el->ns == NULL ? pti_registry_find_element (ld->registry, element)
+                                              : NULL;
+    if (desc == NULL) {
+      g_autofree char *known = known_elements (ld->registry, NULL);
+      return pti_node_error (error, el, "not a known model configuration element; known: %s",
+                             known);
+    }
+    if (strcmp (desc->kind, kind) != 0) {
+      g_autofree char *known = known_elements (ld->registry, kind);
+      return pti_node_error (error, el,
+                             "configures %s, a %s model; a <%s> takes %s models: %s",
+                             desc->name, kind_label (desc->kind), what, kind_label (kind), known);
+    }
+    PtiModelInstance *inst = configure_model (ld, el, desc, owner, error);
+    if (inst == NULL)
+      return FALSE;
+    g_ptr_array_add (present, inst);
+  }
+
+  /* The `model` attribute: each name must be configured here, one per kind. */
+  for (guint i = 0; wanted[i] != NULL; i++) {
+    if (wanted[i][0] == '\0')
+      continue;
+    PtiModelInstance *found = NULL;
+    for (guint j = 0; j < present->len && found == NULL; j++) {
+      PtiModelInstance *inst = g_ptr_array_index (present, j);
+      if (strcmp (inst->desc->name, wanted[i]) == 0)
+        found = inst;
+    }
+    if (found == NULL) {
+      GString *have = g_string_new (NULL);
+      for (guint j = 0; j < present->len; j++) {
+        PtiModelInstance *inst = g_ptr_array_index (present, j);
+        g_string_append_printf (have, "%s%s", have->len ? ", " : "", inst->desc->name);
+      }
+      g_autofree char *have_s = g_string_free (have, FALSE);
+      return pti_node_error (error, owner_el,
+                             "model=\"%s\" names model '%s', which this <%s> does not configure "
+                             "(configured here: %s)",
+                             model_attr, wanted[i], what, have_s[0] ? have_s : "none");
+    }
+    if (*active != NULL)
+      return pti_node_error (error, owner_el, "model=\"%s\" names two %s models, %s and %s",
+                             model_attr, kind_label (kind), (*active)->desc->name,
+                             found->desc->name);
+    *active = found;
+  }
+  if (*active == NULL && present->len > 0)
+    *active = g_ptr_array_index (present, 0);
+  if (*active == NULL) {
+    g_autofree char *known = known_elements (ld->registry, kind);
+    return pti_node_error (error, owner_el, "%s '%s' has no %s model; add one of: %s", what, name,
+                           kind_label (kind), known);
+  }
+  return TRUE;
+}
+
+/* ---- computers and networks ------------------------------------------ */
+
+static gboolean
+uint_attr (const xmlNode *el, const char *attr, guint64 fallback, guint64 max, guint64 *out,
+           GError **error)
+{
+  g_autofree char *text = pti_xml_attr (el, attr);
+  if (text == NULL) {
+    *out = fallback;
+    return TRUE;
+  }
+  g_strstrip (text);
+  if (!g_ascii_string_to_unsigned (text, 10, 1, max, out, NULL))
+    return pti_node_error (error, el, "%s=\"%s\" must be a whole number from 1 to %" G_GUINT64_FORMAT,
+                           attr, text, max);
+  return TRUE;
+}
+
+static gboolean
+load_computer (Loader *ld, xmlNode *el, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+  g_autofree char *name = pti_xml_attr (el, "name");
+  guint64 count, cpus;
+  if (name == NULL)
+    return pti_node_error (error, el, "a computer needs a name");
+  if (g_hash_table_contains (ld->computers, name))
+    return pti_node_error (error, el, "a computer named '%s' is already defined", name);
+  if (!uint_attr (el, "count", 1, MAX_PROCESSORS, &count, error)
+      || !uint_attr (el, "cpus", 1, MAX_PROCESSORS, &cpus, error))
+    return FALSE;
+  /* Checked before anything is configured or allocated.  Nodes never
+   * outnumber processors, so this bounds both. */
+  ld->processors += count * cpus;
+  if (ld->processors > MAX_PROCESSORS)
+    return pti_node_error (error, el, "the system would have more than %u processors",
+                           MAX_PROCESSORS);
+
+  PtiComputer c = { 0 };
+  c.count = (guint) count;
+  c.cpus = (guint) cpus;
+  c.first_node = sys->nodes->len;
+  c.line = (int) xmlGetLineNo (el);
+  if (!configure_models (ld, el, "computer", name, "cpu", &c.cpu, error))
+    return FALSE;
+
+  guint index = sys->computers->len;
+  c.name = g_strdup (name);
+  g_array_append_val (sys->computers, c);
+  g_hash_table_insert (ld->computers, g_steal_pointer (&name), GUINT_TO_POINTER (index + 1));
+  for (guint i = 0; i < c.count; i++) {
+    PtiNode node = { .computer = index, .number = i + 1, .network = -1, .port = 0 };
+    g_array_append_val (sys->nodes, node);
+  }
+  g_array_set_size (ld->connected_at, sys->nodes->len);
+  return TRUE;
+}
+
+static gboolean
+load_network (Loader *ld, xmlNode *el, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+  g_autofree char *name = pti_xml_attr (el, "name");
+  if (name == NULL)
+    return pti_node_error (error, el, "a network needs a name");
+  if (g_hash_table_contains (ld->networks, name))
+    return pti_node_error (error, el, "a network named '%s' is already defined", name);
+
+  PtiNetwork n = { 0 };
+  n.line = (int) xmlGetLineNo (el);
+  if (!configure_models (ld, el, "network", name, "network", &n.model, error))
+    return FALSE;
+
+  guint index = sys->networks->len;
+  n.name = g_strdup (name);
+  g_array_append_val (sys->networks, n);
+  g_hash_table_insert (ld->networks, g_steal_pointer (&name), GUINT_TO_POINTER (index + 1));
+  g_ptr_array_add (ld->ports, g_hash_table_new (g_direct_hash, g_direct_equal));
+  return TRUE;
+}
+
+/* ---- connections ------------------------------------------------------ */
+
+typedef struct {
+  guint64 lo, hi;
+} Span;
+
+/* "1-4,9,12-16" -> spans; @total receives how many numbers they list. */
+static gboolean
+parse_ranges (const xmlNode *el, const char *attr, const char *text, GArray *spans,
+              guint64 *total, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  *total = 0;
+  for (guint i = 0; parts[i] != NULL; i++) {
+    g_strstrip (parts[i]);
+    char *dash = strchr (parts[i], '-');
+    Span s;
+    if (dash != NULL)
+      *dash = '\0';
+    if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXUINT32, &s.lo, NULL)
+        || !g_ascii_string_to_unsigned (dash ? dash + 1 : parts[i], 10, 1, G_MAXUINT32, &s.hi, NULL))
+      return pti_node_error (error, el,
+                             "%s=\"%s\": expected numbers from 1 to %u, as \"3\", \"1-16\" or \"1-4,9-12\"",
+                             attr, text, G_MAXUINT32);
+    if (s.hi < s.lo)
+      return pti_node_error (error, el, "%s=\"%s\": the range %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+                             " goes down; write ranges from low to high", attr, text, s.lo, s.hi);
+    g_array_append_val (spans, s);
+    *total += s.hi - s.lo + 1;
+  }
+  return TRUE;
+}
+
+/* Iterates the numbers of a span list. */
+typedef struct {
+  const GArray *spans;
+  guint span;
+  guint64 next;
+} SpanIter;
+
+static guint64
+span_next (SpanIter *it)
+{
+  const Span *s = &g_array_index (it->spans, Span, it->span);
+  guint64 v = it->next;
+  if (v == s->hi && it->span + 1 < it->spans->len) {
+    it->span++;
+    it->next = g_array_index (it->spans, Span, it->span).lo;
+  } else {
+    it->next++;
+  }
+  return v;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The keys of a name table, sorted and comma-separated, for messages. */
+static char *
+names_of (GHashTable *table)
+{
+  guint n = 0;
+  g_autofree gpointer *keys = g_hash_table_get_keys_as_array (table, &n);
+  qsort (keys, n, sizeof (gpointer), compare_strings);
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", (const char *) keys[i]);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+load_connect (Loader *ld, xmlNode *el, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+  xmlNode *c_el = el, *n_el = el;   /* where each half is written, for errors */
+  g_autofree char *computer = pti_xml_attr (el, "computer");
+  g_autofree char *nodes = pti_xml_attr (el, "nodes");
+  g_autofree char *network = pti_xml_attr (el, "network");
+  g_autofree char *ports = pti_xml_attr (el, "ports");
+  const char *nodes_attr = "nodes", *ports_attr = "ports";
+  xmlNode *child = pti_xml_first_element (el);
+
+  if (child != NULL) {
+    /* The paper's form: <computer name node/><network name port/>. */
+    if (computer || nodes || network || ports)
+      return pti_node_error (error, el,
+                             "use either the attributes computer/nodes/network/ports or the "
+                             "<computer>/<network> children, not both");
+    c_el = child;
+    n_el = pti_xml_next_element (child);
+    if (n_el == NULL || strcmp ((const char *) c_el->name, "computer") != 0
+        || strcmp ((const char *) n_el->name, "network") != 0)
+      return pti_node_error (error, el, "expected <computer name node/> then <network name port/>");
+    computer = pti_xml_attr (c_el, "name");
+    nodes = pti_xml_attr (c_el, "node");
+    network = pti_xml_attr (n_el, "name");
+    ports = pti_xml_attr (n_el, "port");
+    nodes_attr = "node";
+    ports_attr = "port";
+  }
+  if (computer == NULL || nodes == NULL || network == NULL || ports == NULL)
+    return pti_node_error (error, el,
+                           "a <connect> needs computer, nodes, network and ports, e.g. "
+                           "<connect computer=\"pc_node\" nodes=\"1-16\" network=\"myrinet\" ports=\"1-16\"/>");
+
+  guint ci = GPOINTER_TO_UINT (g_hash_table_lookup (ld->computers, computer));
+  if (ci == 0) {
+    g_autofree char *known = names_of (ld->computers);
+    return pti_node_error (error, c_el, "no computer named '%s'; computers: %s", computer, known);
+  }
+  guint ni = GPOINTER_TO_UINT (g_hash_table_lookup (ld->networks, network));
+  if (ni == 0) {
+    g_autofree char *known = names_of (ld->networks);
+    return pti_node_error (error, n_el, "no network named '%s'; networks: %s", network,
+                           known[0] ? known : "none");
+  }
+  const PtiComputer *comp = &g_array_index (sys->computers, PtiComputer, ci - 1);
+  PtiNetwork *net = &g_array_index (sys->networks, PtiNetwork, ni - 1);
+  GHashTable *used = g_ptr_array_index (ld->ports, ni - 1);
+
+  g_autoptr (GArray) node_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr (GArray) port_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  guint64 n_nodes, n_ports;
+  if (!parse_ranges (c_el, nodes_attr, nodes, node_spans, &n_nodes, error)
+      || !parse_ranges (n_el, ports_attr, ports, port_spans, &n_ports, error))
+    return FALSE;
+  for (guint i = 0; i < node_spans->len; i++) {
+    const Span *s = &g_array_index (node_spans, Span, i);
+    if (s->hi > comp->count)
+      return pti_node_error (error, c_el, "%s has %u node%s (count=\"%u\"); there is no node %"
+                             G_GUINT64_FORMAT, comp->name, comp->count, comp->count == 1 ? "" : "s",
+                             comp->count, MAX (s->lo, (guint64) comp->count + 1));
+  }
+  if (n_nodes != n_ports)
+    return pti_node_error (error, el,
+                           "%s=\"%s\" lists %" G_GUINT64_FORMAT " node%s but %s=\"%s\" lists %"
+                           G_GUINT64_FORMAT " port%s; nodes and ports are paired in order",
+                           nodes_attr, nodes, n_nodes, n_nodes == 1 ? "" : "s", ports_attr, ports,
+                           n_ports, n_ports == 1 ? "" : "s");
+
+  int line = (int) xmlGetLineNo (el);
+  SpanIter ni_it = { node_spans, 0, g_array_index (node_spans, Span, 0).lo };
+  SpanIter pi_it = { port_spans, 0, g_array_index (port_spans, Span, 0).lo };
+  for (guint64 k = 0; k < n_nodes; k++) {
+    guint number = (guint) span_next (&ni_it);
+    guint port = (guint) span_next (&pi_it);
+    guint index = comp->first_node + number - 1;
+    PtiNode *node = &g_array_index (sys->nodes, PtiNode, index);
+    int *at = &g_array_index (ld->connected_at, int, index);
+    if (*at != 0)
+      return pti_node_error (error, c_el, "%s node %u is already connected (line %d)",
+                             comp->name, number, *at);
+    guint other = GPOINTER_TO_UINT (g_hash_table_lookup (used, GUINT_TO_POINTER (port)));
+    if (other != 0) {
+      const PtiNode *o = &g_array_index (sys->nodes, PtiNode, other - 1);
+      const PtiComputer *oc = &g_array_index (sys->computers, PtiComputer, o->computer);
+      return pti_node_error (error, n_el, "port %u of %s is already taken by %s node %u (line %d)",
+                             port, net->name, oc->name, o->number,
+                             g_array_index (ld->connected_at, int, other - 1));
+    }
+    g_hash_table_insert (used, GUINT_TO_POINTER (port), GUINT_TO_POINTER (index + 1));
+    node->network = (gint) (ni - 1);
+    node->port = port;
+    *at = line;
+    net->n_ports = MAX (net->n_ports, port);
+  }
+  return TRUE;
+}
+
+/* ---- processors ------------------------------------------------------- */
+
+static int
+compare_connected (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const GArray *nodes = data;
+  const PtiNode *na = &g_array_index (nodes, PtiNode, *(const guint *) a);
+  const PtiNode *nb = &g_array_index (nodes, PtiNode, *(const guint *) b);
+  if (na->network != nb->network)
+    return na->network < nb->network ? -1 : 1;
+  return na->port < nb->port ? -1 : na->port > nb->port;
+}
+
+/* Connection order: connected nodes by (network, port), then unconnected
+ * ones in document order; each node's processors in cpu order. */
+static void
+number_processors (PtiSystem *sys)
+{
+  g_autoptr (GArray) order = g_array_sized_new (FALSE, FALSE, sizeof (guint), sys->nodes->len);
+  for (guint i = 0; i < sys->nodes->len; i++)
+    if (g_array_index (sys->nodes, PtiNode, i).network >= 0)
+      g_array_append_val (order, i);
+  g_array_sort_with_data (order, compare_connected, sys->nodes);
+  for (guint i = 0; i < sys->nodes->len; i++)
+    if (g_array_index (sys->nodes, PtiNode, i).network < 0)
+      g_array_append_val (order, i);
+
+  for (guint i = 0; i < order->len; i++) {
+    guint n = g_array_index (order, guint, i);
+    const PtiNode *node = &g_array_index (sys->nodes, PtiNode, n);
+    const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, node->computer);
+    for (guint cpu = 0; cpu < c->cpus; cpu++) {
+      PtiProcessor p = { .node = n, .cpu = cpu };
+      g_array_append_val (sys->processors, p);
+    }
+  }
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static void
+loader_clear (Loader *ld)
+{
+  g_clear_pointer (&ld->computers, g_hash_table_unref);
+  g_clear_pointer (&ld->networks, g_hash_table_unref);
+  g_clear_pointer (&ld->ports, g_ptr_array_unref);
+  g_clear_pointer (&ld->connected_at, g_array_unref);
+}
+
+static gboolean
+build (Loader *ld, xmlNode *root, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+
+  for (xmlNode *el = pti_xml_first_element (root); el != NULL; el = pti_xml_next_element (el)) {
+    const char *name = (const char *) el->name;
+    if (strcmp (name, "computer") == 0) {
+      if (!load_computer (ld, el, error))
+        return FALSE;
+    } else if (strcmp (name, "network") == 0) {
+      if (!load_network (ld, el, error))
+        return FALSE;
+    } else if (strcmp (name, "connect") != 0) {
+      return pti_node_error (error, el, "unexpected element in <system>");
+    }
+  }
+  if (sys->computers->len == 0)
+    return pti_node_error (error, root, "a system needs at least one <computer>");
+
+  for (xmlNode *el = pti_xml_first_element (root); el != NULL; el = pti_xml_next_element (el))
+    if (strcmp ((const char *) el->name, "connect") == 0 && !load_connect (ld, el, error))
+      return FALSE;
+
+  number_processors (sys);
+  return TRUE;
+}
+
+PtiSystem *
+pti_system_load (const char *path, PtiRegistry *registry, GError **error)
+{
+  g_return_val_if_fail (path != NULL && registry != NULL, NULL);
+
+  g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
+  if (doc == NULL)
+    return NULL;
+  g_autofree char *xsd = pti_xml_find_schema ("hmc.xsd", error);
+  if (xsd == NULL)
+    return NULL;
+  g_autoptr (xmlSchema) schema = pti_xml_schema_from_file (xsd, error);
+  if (schema == NULL || !pti_xml_validate_doc (schema, doc, "hmc.xsd", error))
+    return NULL;
+  xmlNode *root = xmlDocGetRootElement (doc);
+  if (strcmp ((const char *) root->name, "system") != 0) {
+    pti_node_error (error, root, "the root element of an HMC file must be <system>");
+    return NULL;
+  }
+
+  g_autoptr (PtiSystem) sys = g_new0 (PtiSystem, 1);
+  sys->name = pti_xml_attr (root, "name");
+  sys->path = g_strdup (path);
+  sys->instances = g_ptr_array_new_with_free_func (instance_free);
+  sys->computers = g_array_new (FALSE, TRUE, sizeof (PtiComputer));
+  g_array_set_clear_func (sys->computers, computer_clear);
+  sys->networks = g_array_new (FALSE, TRUE, sizeof (PtiNetwork));
+  g_array_set_clear_func (sys->networks, network_clear);
+  sys->nodes = g_array_new (FALSE, TRUE, sizeof (PtiNode));
+  sys->processors = g_array_new (FALSE, TRUE, sizeof (PtiProcessor));
+
+  Loader ld = {
+    .sys = sys,
+    .registry = registry,
+    .computers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .networks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .ports = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref),
+    .connected_at = g_array_new (FALSE, TRUE, sizeof (int)),
+  };
+  gboolean ok = build (&ld, root, error);
+  loader_clear (&ld);
+  return ok ? g_steal_pointer (&sys) : NULL;
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+static const PtiNode *
+node_of (const PtiSystem *system, guint processor)
+{
+  if (system == NULL || processor >= system->processors->len)
+    return NULL;
+  guint n = g_array_index (system->processors, PtiProcessor, processor).node;
+  return &g_array_index (system->nodes, PtiNode, n);
+}
+
+const PtiModelInstance *
+pti_system_cpu_model (const PtiSystem *system, guint processor)
+{
+  const PtiNode *node = node_of (system, processor);
+  return node ? g_array_index (system->computers, PtiComputer, node->computer).cpu : NULL;
+}
+
+const PtiModelInstance *
+pti_system_route (const PtiSystem *system, guint a, guint b, guint *port_a, guint *port_b)
+{
+  const PtiNode *na = node_of (system, a);
+  const PtiNode *nb = node_of (system, b);
+  if (na == NULL || nb == NULL || na->network < 0 || na->network != nb->network)
+    return NULL;
+  if (port_a != NULL)
+    *port_a = na->port;
+  if (port_b != NULL)
+    *port_b = nb->port;
+  return g_array_index (system->networks, PtiNetwork, na->network).model;
+}
+
+char *
+pti_system_describe_processor (const PtiSystem *system, guint processor)
+{
+  const PtiNode *node = node_of (system, processor);
+  if (node == NULL)
+    return g_strdup_printf ("processor %u (no such processor)", processor);
+  const PtiComputer *c = &g_array_index (system->computers, PtiComputer, node->computer);
+  guint cpu = g_array_index (system->processors, PtiProcessor, processor).cpu;
+  return g_strdup_printf ("%s[%u] cpu %u", c->name, node->number, cpu);
+}

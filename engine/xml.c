@@ -1,0 +1,237 @@
+/* Safe XML reading and schema validation.  See xml.h for the rules. */
+#include "pti-config.h"
+#include "xml.h"
+
+#include <libxml/parser.h>
+#include <string.h>
+
+/* libxml2 reports errors through callbacks; keep the first one, with where. */
+typedef struct {
+  char *message;
+  char *file;
+  int line;
+} FirstError;
+
+static void
+first_error_cb (void *data, const xmlError *err)
+{
+  FirstError *fe = data;
+  if (fe->message != NULL || err == NULL)
+    return;
+  fe->message = g_strstrip (g_strdup (err->message ? err->message : "unknown XML error"));
+  fe->file = g_strdup (err->file);
+  fe->line = err->line;
+  if (fe->line == 0 && err->node != NULL && ((xmlNode *) err->node)->type == XML_ELEMENT_NODE)
+    fe->line = xmlGetLineNo (err->node);
+}
+
+static void
+first_error_clear (FirstError *fe)
+{
+  g_free (fe->message);
+  g_free (fe->file);
+}
+
+#define PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING \
+                       | XML_PARSE_NOERROR | XML_PARSE_BIG_LINES)
+
+static xmlDoc *
+check_parsed (xmlParserCtxt *ctxt, xmlDoc *doc, const char *name, GError **error)
+{
+  if (doc == NULL || !ctxt->wellFormed) {
+    const xmlError *err = xmlCtxtGetLastError (ctxt);
+    if (err != NULL && err->message != NULL) {
+      g_autofree char *msg = g_strstrip (g_strdup (err->message));
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: malformed XML: %s",
+                   name, err->line, msg);
+    } else {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: malformed XML", name);
+    }
+    xmlFreeDoc (doc);
+    return NULL;
+  }
+  if (doc->intSubset != NULL || doc->extSubset != NULL) {
+    xmlDtd *dtd = doc->intSubset ? doc->intSubset : doc->extSubset;
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s:%ld: a DOCTYPE declaration is not allowed here "
+                 "(entities are never expanded and external files never read)",
+                 name, xmlGetLineNo ((xmlNode *) dtd) > 0 ? xmlGetLineNo ((xmlNode *) dtd) : 1L);
+    xmlFreeDoc (doc);
+    return NULL;
+  }
+  if (xmlDocGetRootElement (doc) == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no root element", name);
+    xmlFreeDoc (doc);
+    return NULL;
+  }
+  return doc;
+}
+
+xmlDoc *
+pti_xml_read_file (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+  g_autoptr (GError) io_error = NULL;
+
+  /* Read the bytes ourselves: a missing file is an I/O problem, not "malformed XML". */
+  if (!g_file_get_contents (path, &contents, &len, &io_error)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: cannot read: %s", path,
+                 io_error->message);
+    return NULL;
+  }
+  if (len > G_MAXINT) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: file too large", path);
+    return NULL;
+  }
+  xmlParserCtxt *ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED, "out of memory");
+    return NULL;
+  }
+  xmlDoc *doc = xmlCtxtReadMemory (ctxt, contents, (int) len, path, NULL, PARSE_OPTIONS);
+  doc = check_parsed (ctxt, doc, path, error);
+  xmlFreeParserCtxt (ctxt);
+  return doc;
+}
+
+xmlDoc *
+pti_xml_read_memory (const char *text, gssize len, const char *name, GError **error)
+{
+  if (len < 0)
+    len = (gssize) strlen (text);
+  if (len > G_MAXINT) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: text too large", name);
+    return NULL;
+  }
+  xmlParserCtxt *ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED, "out of memory");
+    return NULL;
+  }
+  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, name, NULL, PARSE_OPTIONS);
+  doc = check_parsed (ctxt, doc, name, error);
+  xmlFreeParserCtxt (ctxt);
+  return doc;
+}
+
+static xmlSchema *
+schema_from_ctxt (xmlSchemaParserCtxt *pctxt, const char *name, GError **error)
+{
+  FirstError fe = { 0 };
+  xmlSchemaSetParserStructuredErrors (pctxt, (xmlStructuredErrorFunc) first_error_cb, &fe);
+  xmlSchema *schema = xmlSchemaParse (pctxt);
+  xmlSchemaFreeParserCtxt (pctxt);
+  if (schema == NULL)
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: invalid schema: %s",
+                 fe.file ? fe.file : name, fe.line, fe.message ? fe.message : "cannot compile");
+  first_error_clear (&fe);
+  return schema;
+}
+
+xmlSchema *
+pti_xml_schema_from_file (const char *path, GError **error)
+{
+  /* Schemas are ours, but parse them through the same safe reader. */
+  g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
+  if (doc == NULL)
+    return NULL;
+  return schema_from_ctxt (xmlSchemaNewDocParserCtxt (doc), path, error);
+}
+
+xmlSchema *
+pti_xml_schema_from_memory (const char *text, const char *name, GError **error)
+{
+  g_autoptr (xmlDoc) doc = pti_xml_read_memory (text, -1, name, error);
+  if (doc == NULL)
+    return NULL;
+  return schema_from_ctxt (xmlSchemaNewDocParserCtxt (doc), name, error);
+}
+
+static gboolean
+validation_error (FirstError *fe, const char *fallback_file, const char *what, GError **error)
+{
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: does not follow %s: %s",
+               fe->file ? fe->file : fallback_file, fe->line, what,
+               fe->message ? fe->message : "invalid");
+  first_error_clear (fe);
+  return FALSE;
+}
+
+gboolean
+pti_xml_validate_doc (xmlSchema *schema, xmlDoc *doc, const char *what, GError **error)
+{
+  FirstError fe = { 0 };
+  xmlSchemaValidCtxt *vctxt = xmlSchemaNewValidCtxt (schema);
+  xmlSchemaSetValidStructuredErrors (vctxt, (xmlStructuredErrorFunc) first_error_cb, &fe);
+  int rc = xmlSchemaValidateDoc (vctxt, doc);
+  xmlSchemaFreeValidCtxt (vctxt);
+  if (rc != 0)
+    return validation_error (&fe, (const char *) doc->URL, what, error);
+  first_error_clear (&fe);
+  return TRUE;
+}
+
+gboolean
+pti_xml_validate_element (xmlSchema *schema, xmlNode *element, const char *what, GError **error)
+{
+  FirstError fe = { 0 };
+  xmlSchemaValidCtxt *vctxt = xmlSchemaNewValidCtxt (schema);
+  xmlSchemaSetValidStructuredErrors (vctxt, (xmlStructuredErrorFunc) first_error_cb, &fe);
+  int rc = xmlSchemaValidateOneElement (vctxt, element);
+  xmlSchemaFreeValidCtxt (vctxt);
+  if (rc != 0) {
+    if (fe.line == 0)
+      fe.line = (int) xmlGetLineNo (element);
+    return validation_error (&fe, element->doc ? (const char *) element->doc->URL : "?", what, error);
+  }
+  first_error_clear (&fe);
+  return TRUE;
+}
+
+char *
+pti_xml_find_schema (const char *file, GError **error)
+{
+  const char *dirs[] = { g_getenv ("PTI_SCHEMA_DIR"), PTI_SOURCE_SCHEMA_DIR,
+                         PTI_INSTALLED_SCHEMA_DIR };
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++) {
+    if (dirs[i] == NULL || dirs[i][0] == '\0')
+      continue;
+    char *path = g_build_filename (dirs[i], file, NULL);
+    if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+      return path;
+    g_free (path);
+  }
+  g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
+               "schema %s not found (set PTI_SCHEMA_DIR to the folder holding pti's schemas)", file);
+  return NULL;
+}
+
+char *
+pti_xml_attr (const xmlNode *node, const char *name)
+{
+  xmlChar *v = xmlGetProp (node, (const xmlChar *) name);
+  if (v == NULL)
+    return NULL;
+  char *copy = g_strdup ((const char *) v);
+  xmlFree (v);
+  return copy;
+}
+
+xmlNode *
+pti_xml_next_element (xmlNode *node)
+{
+  for (node = node ? node->next : NULL; node != NULL; node = node->next)
+    if (node->type == XML_ELEMENT_NODE)
+      return node;
+  return NULL;
+}
+
+xmlNode *
+pti_xml_first_element (xmlNode *parent)
+{
+  for (xmlNode *n = parent ? parent->children : NULL; n != NULL; n = n->next)
+    if (n->type == XML_ELEMENT_NODE)
+      return n;
+  return NULL;
+}

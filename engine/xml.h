@@ -1,0 +1,45 @@
+/* Safe XML reading and schema validation, shared by the HMC loader, the
+ * workload-file reader and RUDs given as text.  Internal.
+ *
+ * Every document is parsed with XML_PARSE_NONET, without entity substitution
+ * and without loading a DTD, and a document that declares a DOCTYPE is
+ * refused: so an entity bomb or an external entity is never expanded and
+ * never read.  Errors are PTI_ERROR_INVALID and start with `FILE:LINE: `. */
+#pragma once
+
+#include <pti/hmi.h>
+#include <libxml/xmlschemas.h>
+
+G_BEGIN_DECLS
+
+/* Parse a file.  (transfer full) or NULL with @error. */
+xmlDoc *pti_xml_read_file (const char *path, GError **error);
+/* Parse text; @name stands for the file in errors (e.g. "RUD text"). */
+xmlDoc *pti_xml_read_memory (const char *text, gssize len, const char *name, GError **error);
+
+/* Compile an XSD from a file or from text.  (transfer full) or NULL. */
+xmlSchema *pti_xml_schema_from_file (const char *path, GError **error);
+xmlSchema *pti_xml_schema_from_memory (const char *text, const char *name, GError **error);
+
+/* Validate a whole document / one element subtree (the element must be
+ * declared globally in @schema).  The first problem becomes the error,
+ * naming the file and line of the offending node; @what names the schema
+ * in the message ("hmc.xsd", "model cpu-clc"). */
+gboolean pti_xml_validate_doc (xmlSchema *schema, xmlDoc *doc, const char *what, GError **error);
+gboolean pti_xml_validate_element (xmlSchema *schema, xmlNode *element, const char *what, GError **error);
+
+/* Find a schema shipped in schemas/ (e.g. "hmc.xsd"): $PTI_SCHEMA_DIR, the
+ * source tree, then the installed location.  (transfer full) path or NULL
+ * with @error. */
+char *pti_xml_find_schema (const char *file, GError **error);
+
+/* Attribute helpers: (transfer full) value or NULL. */
+char *pti_xml_attr (const xmlNode *node, const char *name);
+/* Next element sibling (skipping text and comments), or NULL. */
+xmlNode *pti_xml_next_element (xmlNode *node);
+xmlNode *pti_xml_first_element (xmlNode *parent);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlSchema, xmlSchemaFree)
+
+G_END_DECLS

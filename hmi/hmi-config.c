@@ -1,0 +1,141 @@
+/* Typed readers over a model's configuration element.  Units are explicit in
+ * the configuration (a `unit` attribute) and converted here, once, to SI:
+ * seconds, bytes, bytes per second.  A missing or unknown unit is an error:
+ * a model never guesses one. */
+#include <pti/hmi.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+gboolean
+pti_node_error (GError **error, const xmlNode *node, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  const char *file = node && node->doc && node->doc->URL ? (const char *) node->doc->URL : "?";
+  long line = node ? xmlGetLineNo (node) : 0;
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%ld: <%s>: %s", file, line,
+               node && node->name ? (const char *) node->name : "?", msg);
+  return FALSE;
+}
+
+const xmlNode *
+pti_config_child (const xmlNode *parent, const char *name)
+{
+  for (const xmlNode *n = parent ? parent->children : NULL; n != NULL; n = n->next)
+    if (n->type == XML_ELEMENT_NODE && strcmp ((const char *) n->name, name) == 0)
+      return n;
+  return NULL;
+}
+
+static gboolean
+node_number (const xmlNode *node, double *out, GError **error)
+{
+  xmlChar *text = xmlNodeGetContent (node);
+  g_autofree char *s = g_strstrip (g_strdup (text ? (const char *) text : ""));
+  xmlFree (text);
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod (s, &end);
+  if (s[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite (v))
+    return pti_node_error (error, node, "'%s' is not a number", s);
+  *out = v;
+  return TRUE;
+}
+
+static const xmlNode *
+required_child (const xmlNode *parent, const char *name, GError **error)
+{
+  const xmlNode *child = pti_config_child (parent, name);
+  if (child == NULL)
+    pti_node_error (error, parent, "missing required <%s>", name);
+  return child;
+}
+
+gboolean
+pti_config_get_double (const xmlNode *parent, const char *name, double *out, GError **error)
+{
+  const xmlNode *child = required_child (parent, name, error);
+  return child != NULL && node_number (child, out, error);
+}
+
+typedef struct {
+  const char *unit;
+  double factor;
+} UnitFactor;
+
+static gboolean
+get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
+               gboolean unit_required, double *out, GError **error)
+{
+  const xmlNode *child = required_child (parent, name, error);
+  double v;
+  if (child == NULL || !node_number (child, &v, error))
+    return FALSE;
+  xmlChar *unit = xmlGetProp (child, (const xmlChar *) "unit");
+  if (unit == NULL && !unit_required) {
+    *out = v * units[0].factor;
+    return TRUE;
+  }
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (const UnitFactor *u = units; u->unit != NULL; u++) {
+    if (unit != NULL && strcmp ((const char *) unit, u->unit) == 0) {
+      xmlFree (unit);
+      *out = v * u->factor;
+      return TRUE;
+    }
+    g_string_append_printf (known, "%s%s", known->len ? ", " : "", u->unit);
+  }
+  gboolean ok = pti_node_error (error, child, unit ? "unknown unit '%s' (known: %s)"
+                                                   : "%sa unit attribute is required (one of %s)",
+                                unit ? (const char *) unit : "", known->str);
+  xmlFree (unit);
+  return ok;
+}
+
+gboolean
+pti_config_get_time (const xmlNode *parent, const char *name, double *seconds, GError **error)
+{
+  static const UnitFactor units[] = {
+    { "s", 1.0 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { "ps", 1e-12 }, { NULL, 0 } };
+  if (!get_with_unit (parent, name, units, TRUE, seconds, error))
+    return FALSE;
+  if (*seconds < 0)
+    return pti_node_error (error, pti_config_child (parent, name), "a time cannot be negative");
+  return TRUE;
+}
+
+gboolean
+pti_config_get_bandwidth (const xmlNode *parent, const char *name, double *bytes_per_second,
+                          GError **error)
+{
+  static const UnitFactor units[] = {
+    { "B/s", 1.0 }, { "KB/s", 1e3 }, { "MB/s", 1e6 }, { "GB/s", 1e9 },
+    { "b/s", 1.0 / 8 }, { "Kb/s", 1e3 / 8 }, { "Mb/s", 1e6 / 8 }, { "Gb/s", 1e9 / 8 },
+    { NULL, 0 } };
+  if (!get_with_unit (parent, name, units, TRUE, bytes_per_second, error))
+    return FALSE;
+  if (*bytes_per_second <= 0)
+    return pti_node_error (error, pti_config_child (parent, name), "a bandwidth must be positive");
+  return TRUE;
+}
+
+gboolean
+pti_config_get_bytes (const xmlNode *parent, const char *name, guint64 *bytes, GError **error)
+{
+  static const UnitFactor units[] = {
+    { "B", 1.0 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "KB", 1e3 }, { "MB", 1e6 },
+    { NULL, 0 } };
+  double v;
+  if (!get_with_unit (parent, name, units, FALSE, &v, error))
+    return FALSE;
+  if (v < 0 || v > 1e18 || v != floor (v))
+    return pti_node_error (error, pti_config_child (parent, name),
+                           "a size must be a whole, non-negative number of bytes");
+  *bytes = (guint64) v;
+  return TRUE;
+}

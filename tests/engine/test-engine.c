@@ -1,0 +1,478 @@
+/* Closed-form tests of stage 2 through the WSL API: every expected time is
+ * worked out by hand from the model equations (models/net-simple/README.md,
+ * engine/engine.c's protocol notes) in the comment beside it.
+ *
+ * System used throughout (latency/bandwidth form of net-simple):
+ *   L = 10 us, B = 100 MB/s (so 1000 bytes take 10 us on the wire),
+ *   o_s = 2 us, o_r = 3 us, eager limit 16384 bytes;
+ *   cpu-clc with LFOR = 1 us, CMLL = 0.5 us, INLL = 0.25 us, MFDL = 2 us. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "wsl-private.h"
+
+#define US 1e-6
+
+static const char *const net_simple_lb =
+  "<net_simple><latency unit='us'>10</latency><bandwidth unit='MB/s'>100</bandwidth>"
+  "<send_overhead unit='us'>2</send_overhead><recv_overhead unit='us'>3</recv_overhead>"
+  "<eager_limit unit='B'>16384</eager_limit></net_simple>";
+
+/* LogGP: L = 10 us, o = 2 us, g = 5 us, G = 10 ns/byte. */
+static const char *const net_simple_loggp =
+  "<net_simple><loggp><L unit='us'>10</L><o unit='us'>2</o><g unit='us'>5</g>"
+  "<G unit='ns'>10</G></loggp><eager_limit unit='B'>16384</eager_limit></net_simple>";
+
+typedef struct {
+  char *dir;
+  char *system;
+} Fixture;
+
+static char *
+write_system (const char *dir, guint nodes, const char *net)
+{
+  g_autofree char *xml = g_strdup_printf (
+    "<system name='test'>\n"
+    "  <computer name='node' count='%u'>\n"
+    "    <cpu_clc unit='us'><LFOR>1</LFOR><CMLL>0.5</CMLL><INLL>0.25</INLL><MFDL>2</MFDL></cpu_clc>\n"
+    "  </computer>\n"
+    "  <network name='net'>%s</network>\n"
+    "  <connect computer='node' nodes='1-%u' network='net' ports='1-%u'/>\n"
+    "</system>\n", nodes, net, nodes, nodes);
+  char *path = g_build_filename (dir, "system.xml", NULL);
+  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
+  return path;
+}
+
+/* A context on a fresh system file in @dir (a new temporary folder if NULL). */
+static PtiContext *
+context_new_in (const char *dir, guint procs, const char *net)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmp = dir ? NULL : g_dir_make_tmp ("pti-engine-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *system = write_system (dir ? dir : tmp, MAX (procs, 8), net);
+  PtiContext *ctx = pti_context_new (system, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (ctx);
+  g_unlink (system);
+  if (tmp != NULL)
+    g_rmdir (tmp);
+  g_assert_true (pti_context_set_processes (ctx, procs, &error));
+  g_assert_no_error (error);
+  return ctx;
+}
+
+static PtiContext *
+context_new (guint procs, const char *net)
+{
+  return context_new_in (NULL, procs, net);
+}
+
+static void
+evaluate (PtiContext *ctx)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = pti_evaluate (ctx, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+}
+
+static PtiProcessResult
+result (PtiContext *ctx, guint rank)
+{
+  PtiProcessResult r;
+  g_assert_true (pti_result_process (ctx, rank, &r));
+  return r;
+}
+
+#define assert_time(actual, expected) \
+  g_assert_cmpfloat_with_epsilon ((actual), (expected), 1e-12)
+
+/* Eager ping-pong of 1000 bytes.  One way: o_s + L + n/B + o_r
+ * = 2 + 10 + 10 + 3 = 25 us; round trip 50 us.  Rank 1 sends the reply
+ * at 25 us and is done after o_s, at 27 us.  Rank 0 waits from 2 us (its
+ * send done) until the reply arrives at 47 us: 45 us of wait. */
+static void
+test_pingpong_eager (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 7, &error));
+  g_assert_true (pti_mpi_recv (ctx, 0, 1, 1000, 8, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 7, &error));
+  g_assert_true (pti_mpi_send (ctx, 1, 0, 1000, 8, &error));
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 50 * US);
+  g_assert_cmpuint (pti_result_events (ctx), ==, 4);
+  PtiProcessResult r0 = result (ctx, 0), r1 = result (ctx, 1);
+  assert_time (r0.end, 50 * US);
+  assert_time (r0.comm, 5 * US);
+  assert_time (r0.wait, 45 * US);
+  assert_time (r1.end, 27 * US);
+  assert_time (r1.wait, 22 * US);   /* posted at 0, data in at 22 us */
+  assert_time (r1.comm, 5 * US);
+}
+
+/* Rendezvous, 100,000 bytes (> 16384): request leaves after o_s = 2 us and
+ * arrives at 12 us (0 bytes: L only); the receive is posted, so the reply
+ * arrives back at 22 us; data leaves 22..1022 us (100,000 B at 100 MB/s =
+ * 1000 us) and arrives at 1032 us; the receive ends at 1035 us.  The sender
+ * ends at 1022 us, having waited 22 - 2 = 20 us. */
+static void
+test_rendezvous (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 100000, 1, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 100000, 1, &error));
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 1035 * US);
+  PtiProcessResult r0 = result (ctx, 0), r1 = result (ctx, 1);
+  assert_time (r0.end, 1022 * US);
+  assert_time (r0.wait, 20 * US);
+  assert_time (r0.comm, 1002 * US);
+  assert_time (r1.wait, 1032 * US);
+}
+
+/* The same with a receiver that computes first: a loop of N = 200
+ * iterations, header LFOR,CMLL,INLL (1 + 0.5 + 0.25 = 1.75 us) and body
+ * MFDL (2 us): 200 x 3.75 = 750 us.  The reply leaves at 750 us, reaches the sender at
+ * 760 us; data 760..1760 us, arrival 1770, receive ends 1773 us. */
+static void
+test_rendezvous_late_receiver (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "work",
+    "<rud device='cpu'><loop iter='N' type='clc' of='LFOR,CMLL,INLL'>"
+    "<compute type='clc' of='MFDL'/></loop></rud>", &error);
+  g_assert_no_error (error);
+  g_assert_true (pti_context_set_param (ctx, "N", 200, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 100000, 1, &error));
+  g_assert_true (pti_use (ctx, 1, rud, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 100000, 1, &error));
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 1773 * US);
+  PtiProcessResult r0 = result (ctx, 0), r1 = result (ctx, 1);
+  assert_time (r1.compute, 750 * US);
+  assert_time (r0.end, 1760 * US);
+  assert_time (r0.wait, 758 * US);   /* blocked from 2 us until the reply at 760 us */
+}
+
+/* A ring of 4: everyone sends 1000 B right, then receives from the left.
+ * Sends end at 2 us; data arrives at 2 + 10 + 10 = 22 us; receives end at
+ * 25 us on every rank. */
+static void
+test_ring (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  for (guint r = 0; r < 4; r++) {
+    g_assert_true (pti_mpi_send (ctx, r, (r + 1) % 4, 1000, 0, &error));
+    g_assert_true (pti_mpi_recv (ctx, r, (r + 3) % 4, 1000, 0, &error));
+  }
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 25 * US);
+  for (guint r = 0; r < 4; r++) {
+    assert_time (result (ctx, r).end, 25 * US);
+    assert_time (result (ctx, r).wait, 20 * US);
+  }
+}
+
+/* Non-overtaking: rank 0 sends 1000 B then 10 B with one tag.  The second
+ * leaves at 4 us and arrives at 14.1 us, before the first (22 us), but the
+ * first receive must take the first message: it ends at 25 us, the second
+ * receive (posted at 25 us, data already there) at 28 us.  Were the
+ * messages matched by arrival, the first receive (expecting 1000 B) would
+ * end at 17.1 us. */
+static void
+test_non_overtaking (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 5, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 10, 5, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 5, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 10, 5, &error));
+  evaluate (ctx);
+  assert_time (result (ctx, 1).end, 28 * US);
+  assert_time (result (ctx, 1).wait, 22 * US);
+}
+
+/* Matching is by tag too: rank 1 receives tag 2 first although tag 1 was
+ * sent first.  Tag 1 (1000 B) arrives at 22 us, tag 2 (1000 B, sent at
+ * 2 us) at 24 us; receive tag 2 ends 27 us, receive tag 1 (data there)
+ * 30 us. */
+static void
+test_tag_matching (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 1, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 2, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 2, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 1, &error));
+  evaluate (ctx);
+  assert_time (result (ctx, 1).end, 30 * US);
+}
+
+/* Binomial broadcast of 1000 B on 8 ranks: the longest chain is
+ * 0 -> 4 -> 6 -> 7, each hop o_s + L + n/B + o_r = 25 us after its sender
+ * got the data, and each sender sends to its farthest child first, so rank
+ * 7 ends at 3 x 25 = 75 us = ceil(log2 8) x (L + n/B + o_s + o_r). */
+static void
+test_bcast_binomial (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (8, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  for (guint r = 0; r < 8; r++)
+    g_assert_true (pti_mpi_bcast (ctx, r, 0, 1000, &error));
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 75 * US);
+  assert_time (result (ctx, 7).end, 75 * US);
+  /* Rank 1 is rank 0's third child: sent 4..6 us, arrives 26, ends 29 us. */
+  assert_time (result (ctx, 1).end, 29 * US);
+  g_assert_cmpuint (pti_result_events (ctx), ==, 14);   /* 7 messages, 2 ends each */
+}
+
+/* LogGP: two 1001-byte messages from rank 0 to rank 1.  The first starts
+ * at o = 2 us, is out at 2 + 1000 x 10 ns = 12 us and arrives at 22 us
+ * (ends at 24 us with o).  The second is posted at 4 us but the gap holds
+ * it until 2 + g = 7 us: out at 17 us, arrives 27 us, receive ends 29 us. */
+static void
+test_loggp_gap (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_loggp);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1001, 0, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1001, 0, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1001, 0, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1001, 0, &error));
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 29 * US);
+  assert_time (result (ctx, 0).end, 4 * US);
+}
+
+/* Computations only: stage 1 prices each use with the parameters bound at
+ * that moment.  N = 10: 10 x 3.75 = 37.5 us; then N = 4: 15 us. */
+static void
+test_compute_parameters (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (1, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "loop",
+    "<rud device='cpu'><loop iter='N' type='clc' of='LFOR,CMLL,INLL'>"
+    "<compute type='clc' of='MFDL'/></loop></rud>", &error);
+  g_assert_no_error (error);
+  g_assert_true (pti_context_set_param (ctx, "N", 10, &error));
+  g_assert_true (pti_use (ctx, 0, rud, &error));
+  g_assert_true (pti_context_set_param (ctx, "N", 4, &error));
+  g_assert_true (pti_use (ctx, 0, rud, &error));
+  g_assert_true (pti_use_xml (ctx, 0, "<rud device='cpu'><compute type='clc' of='2*MFDL'/></rud>",
+                              &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), (37.5 + 15 + 4) * US);
+  assert_time (result (ctx, 0).compute, (37.5 + 15 + 4) * US);
+}
+
+static void
+test_deadlock (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (3, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_recv (ctx, 0, 1, 8, 3, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 8, 3, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 8, 3, &error));
+  g_assert_true (pti_mpi_send (ctx, 1, 0, 8, 3, &error));
+  /* rank 2 finishes: it must not be named */
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_DEADLOCK);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "2 of 3 ranks"));
+  g_assert_nonnull (strstr (error->message, "rank 0: blocked since 0.000000000 s in recv from rank 1, tag 3, 8 bytes"));
+  g_assert_nonnull (strstr (error->message, "rank 1: blocked"));
+  g_assert_null (strstr (error->message, "rank 2:"));
+}
+
+/* Two rendezvous sends facing each other: neither receive is ever posted. */
+static void
+test_deadlock_rendezvous (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  for (guint r = 0; r < 2; r++) {
+    g_assert_true (pti_mpi_send (ctx, r, 1 - r, 1 << 20, 0, &error));
+    g_assert_true (pti_mpi_recv (ctx, r, 1 - r, 1 << 20, 0, &error));
+  }
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_DEADLOCK);
+  g_assert_nonnull (strstr (error->message, "rendezvous"));
+  g_assert_nonnull (strstr (error->message, "at simulated time 0.000002000 s"));
+}
+
+static void
+test_unreceived (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 64, 9, &error));
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "rank 0 -> rank 1, tag 9, 64 bytes"));
+}
+
+static void
+test_truncated (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 64, 9, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 32, 9, &error));
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "longer than the 32-byte receive"));
+}
+
+static void
+test_user_mistakes (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_false (pti_mpi_send (ctx, 0, 2, 8, 0, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "destination rank 2 out of range"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_recv (ctx, 5, 0, 8, 0, &error));
+  g_assert_nonnull (strstr (error->message, "rank 5 out of range"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_send (ctx, 0, 1, 8, -3, &error));
+  g_assert_nonnull (strstr (error->message, "tag -3"));
+  g_clear_error (&error);
+  /* an unbound RUD parameter is named, never priced as zero */
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "adi",
+    "<rud device='cpu'><loop iter='MY_SIZE' type='clc' of='LFOR'/></rud>", &error);
+  g_assert_no_error (error);
+  g_assert_false (pti_use (ctx, 1, rud, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "rank 1"));
+  g_assert_nonnull (strstr (error->message, "MY_SIZE"));
+  g_clear_error (&error);
+  g_assert_null (pti_rud_new (ctx, "bad", "<rud device='gpu'/>", &error));
+  g_assert_nonnull (strstr (error->message, "unknown device 'gpu'"));
+  g_clear_error (&error);
+  g_assert_null (pti_rud_new (ctx, "bad", "<rud device='cpu'><loop", &error));
+  g_assert_nonnull (strstr (error->message, "malformed XML"));
+  g_clear_error (&error);
+  g_assert_false (pti_context_set_processes (ctx, 3, &error));
+  g_clear_error (&error);
+  g_assert_true (pti_context_override_param (ctx, "nosuch", "3", &error));
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "nosuch"));
+}
+
+static void
+test_too_many_processes (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-engine-XXXXXX", &error);
+  g_autofree char *system = write_system (dir, 4, net_simple_lb);
+  g_autoptr (PtiContext) ctx = pti_context_new (system, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (pti_context_set_processes (ctx, 5, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "5 processes requested"));
+  g_assert_nonnull (strstr (error->message, "4 processors"));
+  g_unlink (system);
+  g_rmdir (dir);
+}
+
+/* The same workload twice gives byte-identical traces. */
+static char *
+traced_run (const char *dir, const char *name)
+{
+  g_autoptr (PtiContext) ctx = context_new_in (dir, 4, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  pti_context_set_trace (ctx, path);
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "w", "<rud device='cpu'><compute type='clc' of='MFDL'/></rud>", &error);
+  for (guint it = 0; it < 3; it++)
+    for (guint r = 0; r < 4; r++) {
+      g_assert_true (pti_use (ctx, r, rud, &error));
+      /* Blocking rendezvous sends around a ring deadlock (as in MPI), so
+       * even ranks send first and odd ranks receive first. */
+      for (guint step = 0; step < 2; step++) {
+        if ((r + step) % 2 == 0)
+          g_assert_true (pti_mpi_send (ctx, r, (r + 1) % 4, 20000 * (it + 1), it, &error));
+        else
+          g_assert_true (pti_mpi_recv (ctx, r, (r + 3) % 4, 20000 * (it + 1), it, &error));
+      }
+      g_assert_true (pti_mpi_allreduce (ctx, r, 8, &error));
+    }
+  g_assert_no_error (error);
+  evaluate (ctx);
+  /* per iteration and rank: 1 compute, 2 ring message ends; allreduce on 4
+   * ranks = 3 reduce + 3 bcast messages = 12 ends: 3 x (4 x 3 + 12) = 72 */
+  g_assert_cmpuint (pti_result_events (ctx), ==, 72);
+  return path;
+}
+
+static void
+test_deterministic_trace (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-trace-XXXXXX", &error);
+  g_autofree char *a = traced_run (dir, "a.xml");
+  g_autofree char *b = traced_run (dir, "b.xml");
+  g_autofree char *ta = NULL, *tb = NULL;
+  gsize la, lb;
+  g_assert_true (g_file_get_contents (a, &ta, &la, NULL));
+  g_assert_true (g_file_get_contents (b, &tb, &lb, NULL));
+  g_assert_cmpuint (la, >, 1000);
+  g_assert_cmpmem (ta, la, tb, lb);
+  g_assert_nonnull (strstr (ta, "rendezvous"));
+  /* validate against the schema */
+  const char *schema_dir = g_getenv ("PTI_SCHEMA_DIR");
+  g_assert_nonnull (schema_dir);
+  g_autofree char *xsd = g_build_filename (schema_dir, "trace.xsd", NULL);
+  const char *argv[] = { "xmllint", "--noout", "--nonet", "--schema", xsd, a, NULL };
+  int status = -1;
+  g_autofree char *err = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (status != 0)
+    g_test_message ("%s", err);
+  g_assert_cmpint (status, ==, 0);
+  g_unlink (a);
+  g_unlink (b);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/pingpong-eager", test_pingpong_eager);
+  g_test_add_func ("/engine/rendezvous", test_rendezvous);
+  g_test_add_func ("/engine/rendezvous-late-receiver", test_rendezvous_late_receiver);
+  g_test_add_func ("/engine/ring", test_ring);
+  g_test_add_func ("/engine/non-overtaking", test_non_overtaking);
+  g_test_add_func ("/engine/tag-matching", test_tag_matching);
+  g_test_add_func ("/engine/bcast-binomial", test_bcast_binomial);
+  g_test_add_func ("/engine/loggp-gap", test_loggp_gap);
+  g_test_add_func ("/engine/compute-parameters", test_compute_parameters);
+  g_test_add_func ("/engine/deadlock", test_deadlock);
+  g_test_add_func ("/engine/deadlock-rendezvous", test_deadlock_rendezvous);
+  g_test_add_func ("/engine/unreceived", test_unreceived);
+  g_test_add_func ("/engine/truncated", test_truncated);
+  g_test_add_func ("/engine/user-mistakes", test_user_mistakes);
+  g_test_add_func ("/engine/too-many-processes", test_too_many_processes);
+  g_test_add_func ("/engine/deterministic-trace", test_deterministic_trace);
+  return g_test_run ();
+}

@@ -1,0 +1,679 @@
+/* Streaming writer of pti's XML output trace (format: schemas/trace.xsd,
+ * documented in traces/README.md).
+ *
+ * Layout of the work:
+ *  - the document goes through libxml2's xmlTextWriter into an
+ *    xmlOutputBuffer whose write callback copies into our own 1 MiB buffer
+ *    and hands full buffers to write(2) on a temporary file beside the
+ *    target; pti_trace_writer_commit() renames it over the target;
+ *  - header, process groups and summary use the element/attribute API;
+ *  - events, the hot path, are formatted into one reusable line buffer
+ *    (numbers by hand, strings escaped by hand) and passed to the writer as
+ *    raw markup with xmlTextWriterWriteRawLen: no allocation and no printf
+ *    per event.  The bytes are the ones the attribute API would produce
+ *    (same escaping, same indentation), so the whole file reads as one;
+ *  - nothing is kept per event: memory is constant in the trace length.
+ *
+ * Determinism: times are written as seconds with exactly nine fraction
+ * digits, the value "%.9f" gives in the C locale, whatever the process
+ * locale.  Strings that are not valid UTF-8 or hold characters XML cannot
+ * carry get U+FFFD in their place, so the output is always well-formed.
+ *
+ * Write errors (disk full, file size limit) are not returned to libxml2,
+ * which would print its own message: the callback records errno and drops
+ * the data, and the next writer call reports the error with the path. */
+#include "trace-writer.h"
+
+#include "pti-config.h"
+
+#include <pti/hmi.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <libxml/xmlIO.h>
+#include <libxml/xmlwriter.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRACE_NAMESPACE "urn:pti:trace:1"
+#define TRACE_VERSION "1"
+#define OUT_BUFFER_SIZE (1u << 20)
+/* Times must stay below TIME_LIMIT s: with nine fraction digits that is 24
+ * significant digits, what xs:decimal validators must (and libxml2 can)
+ * handle. */
+#define TIME_LIMIT 1e15
+/* Room for "%.9f" of a time below TIME_LIMIT, with its NUL. */
+#define SECONDS_MAX 40
+/* Room an event line needs besides its three strings. */
+#define EVENT_FIXED_MAX (4 * (SECONDS_MAX + 16) + 5 * 24 + 256)
+
+typedef enum {
+  STATE_OPEN,      /* file created, nothing written */
+  STATE_HEADER,    /* header written; events may follow */
+  STATE_PROCESS,   /* inside <process> */
+  STATE_BETWEEN,   /* inside <events>, between process groups */
+  STATE_SUMMARY,   /* summary written; only commit is left */
+  STATE_COMMITTED, /* renamed over the target */
+  STATE_FAILED,    /* an I/O error happened; every call reports it */
+} WriterState;
+
+struct _PtiTraceWriter {
+  char *path;       /* the target */
+  char *tmp_path;   /* where the bytes go until commit */
+  int fd;           /* on tmp_path, -1 once closed */
+  xmlTextWriterPtr xw;
+  WriterState state;
+  int io_errno;     /* first write error, 0 if none */
+  char *out;        /* OUT_BUFFER_SIZE bytes on their way to fd */
+  gsize out_len;
+  char *line;       /* one event's markup; grows only for huge names */
+  gsize line_cap;
+  GString *scratch; /* cleaned copies of header strings */
+  guint64 group_events; /* events in the open process group */
+};
+
+/* ---- output ------------------------------------------------------------- */
+
+static gboolean
+write_all (PtiTraceWriter *w, const char *buf, gsize len)
+{
+  while (len > 0) {
+    ssize_t n = write (w->fd, buf, len);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      w->io_errno = errno;
+      return FALSE;
+    }
+    buf += n;
+    len -= (gsize) n;
+  }
+  return TRUE;
+}
+
+static gboolean
+flush_out (PtiTraceWriter *w)
+{
+  gboolean ok = w->io_errno == 0 && w->fd >= 0 && write_all (w, w->out, w->out_len);
+  w->out_len = 0;
+  return ok;
+}
+
+/* xmlOutputBuffer write callback: libxml2 calls it with about 4 KB at a
+ * time; batch that into OUT_BUFFER_SIZE writes.  Never fails towards libxml2
+ * (see the top of the file). */
+static int
+out_write (void *context, const char *buf, int len)
+{
+  PtiTraceWriter *w = context;
+  gsize n = (gsize) len;
+  if (w->io_errno != 0 || w->fd < 0 || len <= 0)
+    return len;
+  if (w->out_len + n > OUT_BUFFER_SIZE && !flush_out (w))
+    return len;
+  if (n >= OUT_BUFFER_SIZE)
+    write_all (w, buf, n);
+  else {
+    memcpy (w->out + w->out_len, buf, n);
+    w->out_len += n;
+  }
+  return len;
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Report why the trace cannot be written; the writer is dead afterwards. */
+static gboolean
+fail (PtiTraceWriter *w, GError **error)
+{
+  w->state = STATE_FAILED;
+  if (w->io_errno != 0)
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "cannot write trace '%s' (temporary file '%s'): %s",
+                 w->path, w->tmp_path, g_strerror (w->io_errno));
+  else
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
+                 "cannot write trace '%s' (temporary file '%s'): XML writer failed", w->path,
+                 w->tmp_path);
+  return FALSE;
+}
+
+/* After a batch of libxml2 calls: all of them succeeded and no write failed. */
+static gboolean
+check (PtiTraceWriter *w, gboolean ok, GError **error)
+{
+  if (!ok || w->io_errno != 0)
+    return fail (w, error);
+  return TRUE;
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* Decimal digits of @v at @buf, no NUL; returns their number (1..20). */
+static inline gsize
+format_u64 (char *buf, guint64 v)
+{
+  char tmp[20];
+  gsize n = 0;
+  do {
+    tmp[n++] = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (gsize i = 0; i < n; i++)
+    buf[i] = tmp[n - 1 - i];
+  return n;
+}
+
+static inline gsize
+format_i64 (char *buf, gint64 v)
+{
+  if (v >= 0)
+    return format_u64 (buf, (guint64) v);
+  buf[0] = '-';
+  return 1 + format_u64 (buf + 1, (guint64) 0 - (guint64) v);
+}
+
+/* @t (finite, >= 0) as "%.9f" in the C locale, at @buf (SECONDS_MAX bytes),
+ * no NUL; returns the length.  Fast path: round t*1e9 to an integer and
+ * prove with an exact residual (fma) that it is the correctly rounded
+ * value; near a tie, or for huge values, ask the C library. */
+static gsize
+format_seconds (char *buf, double t)
+{
+  double x = t * 1e9;
+  if (x < 4e15) {
+    double n = nearbyint (x);
+    double r = fma (t, 1e9, -n); /* t*1e9 - n, one rounding */
+    if (fabs (r) < 0.4999) {
+      guint64 ns = (guint64) n;
+      gsize len = format_u64 (buf, ns / 1000000000u);
+      guint32 frac = (guint32) (ns % 1000000000u);
+      buf[len] = '.';
+      for (int i = 9; i >= 1; i--) {
+        buf[len + (gsize) i] = (char) ('0' + frac % 10);
+        frac /= 10;
+      }
+      return len + 10;
+    }
+  }
+  g_ascii_formatd (buf, SECONDS_MAX, "%.9f", t);
+  return strlen (buf);
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+/* Length of the valid, XML-legal UTF-8 character at @p (at most @left bytes),
+ * or 0 if it is not one. */
+static gsize
+utf8_char_len (const char *p, gsize left)
+{
+  gunichar c = g_utf8_get_char_validated (p, (gssize) MIN (left, 4));
+  if (c == (gunichar) -1 || c == (gunichar) -2 || c == 0xFFFE || c == 0xFFFF)
+    return 0;
+  return (gsize) g_unichar_to_utf8 (c, NULL);
+}
+
+/* Append @s (@len bytes) to @dst as the value of an attribute: escaped as
+ * libxml2 escapes attributes, with U+FFFD for bytes XML cannot carry.  @dst
+ * has room for 6 * @len bytes.  Returns the bytes written. */
+static gsize
+escape_attr (char *dst, const char *s, gsize len)
+{
+  char *d = dst;
+  const char *p = s, *stop = s + len;
+  for (;;) {
+    unsigned char c = (unsigned char) *p;
+    if (c >= 0x80) {
+      gsize n = utf8_char_len (p, (gsize) (stop - p));
+      if (n == 0) {
+        memcpy (d, REPLACEMENT, 3);
+        d += 3;
+        p++;
+      } else {
+        memcpy (d, p, n);
+        d += n;
+        p += n;
+      }
+      continue;
+    }
+    const char *rep = NULL;
+    switch (c) {
+    case '\0': return (gsize) (d - dst);
+    case '&': rep = "&amp;"; break;
+    case '<': rep = "&lt;"; break;
+    case '>': rep = "&gt;"; break;
+    case '"': rep = "&quot;"; break;
+    case '\t': rep = "&#9;"; break;
+    case '\n': rep = "&#10;"; break;
+    case '\r': rep = "&#13;"; break;
+    default:
+      if (c < 0x20)
+        rep = REPLACEMENT;
+      break;
+    }
+    if (rep != NULL) {
+      gsize n = strlen (rep);
+      memcpy (d, rep, n);
+      d += n;
+    } else {
+      *d++ = (char) c;
+    }
+    p++;
+  }
+}
+
+/* @s, or a copy in w->scratch with U+FFFD for what XML cannot carry
+ * (libxml2 escapes the rest).  Valid until the next call. */
+static const xmlChar *
+clean (PtiTraceWriter *w, const char *s)
+{
+  if (s == NULL)
+    s = "";
+  gboolean ok = g_utf8_validate (s, -1, NULL);
+  for (const char *p = s; ok && *p != '\0'; p++) {
+    unsigned char c = (unsigned char) *p;
+    ok = (c >= 0x20 || c == '\t' || c == '\n' || c == '\r')
+         && !(c == 0xEF && (unsigned char) p[1] == 0xBF && ((unsigned char) p[2] & 0xFE) == 0xBE);
+  }
+  if (ok)
+    return (const xmlChar *) s;
+  g_string_truncate (w->scratch, 0);
+  const char *stop = s + strlen (s);
+  for (const char *p = s; *p != '\0';) {
+    unsigned char c = (unsigned char) *p;
+    gsize n = c >= 0x80 ? utf8_char_len (p, (gsize) (stop - p)) : 1;
+    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+      g_string_append (w->scratch, REPLACEMENT);
+      p++;
+    } else {
+      g_string_append_len (w->scratch, p, (gssize) n);
+      p += n;
+    }
+  }
+  return (const xmlChar *) w->scratch->str;
+}
+
+/* ---- attribute helpers for the cold parts ------------------------------- */
+
+static gboolean
+start (PtiTraceWriter *w, const char *element)
+{
+  return xmlTextWriterStartElement (w->xw, (const xmlChar *) element) >= 0;
+}
+
+static gboolean
+end (PtiTraceWriter *w)
+{
+  return xmlTextWriterEndElement (w->xw) >= 0;
+}
+
+static gboolean
+attr (PtiTraceWriter *w, const char *name, const char *value)
+{
+  return xmlTextWriterWriteAttribute (w->xw, (const xmlChar *) name, clean (w, value)) >= 0;
+}
+
+static gboolean
+attr_u64 (PtiTraceWriter *w, const char *name, guint64 v)
+{
+  char buf[24];
+  buf[format_u64 (buf, v)] = '\0';
+  return xmlTextWriterWriteAttribute (w->xw, (const xmlChar *) name, (const xmlChar *) buf) >= 0;
+}
+
+static gboolean
+attr_seconds (PtiTraceWriter *w, const char *name, double t)
+{
+  char buf[SECONDS_MAX + 1];
+  buf[format_seconds (buf, t)] = '\0';
+  return xmlTextWriterWriteAttribute (w->xw, (const xmlChar *) name, (const xmlChar *) buf) >= 0;
+}
+
+static inline gboolean
+time_ok (double t)
+{
+  return isfinite (t) && t >= 0;
+}
+
+/* A time beyond TIME_LIMIT is not a bug in the caller but absurd input (a
+ * bandwidth of 1e-9 B/s), so it is an error, not a critical. */
+static gboolean
+time_range_error (PtiTraceWriter *w, double t, GError **error)
+{
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+               "cannot write trace '%s': time %g s is beyond the trace format's range (< %g s)",
+               w->path, t, TIME_LIMIT);
+  return FALSE;
+}
+
+/* ---- API ---------------------------------------------------------------- */
+
+PtiTraceWriter *
+pti_trace_writer_open (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL && path[0] != '\0', NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  PtiTraceWriter *w = g_new0 (PtiTraceWriter, 1);
+  w->path = g_strdup (path);
+  w->tmp_path = g_strdup_printf ("%s.tmp-XXXXXX", path);
+  w->fd = g_mkstemp_full (w->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
+  if (w->fd < 0) {
+    int saved = errno;
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
+                 "cannot create a temporary file for trace '%s': %s", path, g_strerror (saved));
+    g_free (w->tmp_path);
+    w->tmp_path = NULL;
+    pti_trace_writer_free (w);
+    return NULL;
+  }
+  w->out = g_malloc (OUT_BUFFER_SIZE);
+  w->line_cap = EVENT_FIXED_MAX + 1024;
+  w->line = g_malloc (w->line_cap);
+  w->scratch = g_string_sized_new (64);
+
+  xmlOutputBufferPtr ob = xmlOutputBufferCreateIO (out_write, NULL, w, NULL);
+  w->xw = ob != NULL ? xmlNewTextWriter (ob) : NULL;
+  if (w->xw == NULL) {
+    if (ob != NULL)
+      xmlOutputBufferClose (ob);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "cannot write trace '%s': out of memory", path);
+    pti_trace_writer_free (w);
+    return NULL;
+  }
+  xmlTextWriterSetIndent (w->xw, 1);
+  xmlTextWriterSetIndentString (w->xw, (const xmlChar *) "  ");
+  w->state = STATE_OPEN;
+  return w;
+}
+
+gboolean
+pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GError **error)
+{
+  g_return_val_if_fail (w != NULL && h != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_OPEN || w->state == STATE_FAILED, FALSE);
+  g_return_val_if_fail (h->system_name != NULL && h->system_file != NULL, FALSE);
+  g_return_val_if_fail (h->workload_name != NULL, FALSE);
+  g_return_val_if_fail (h->n_params == 0 || h->params != NULL, FALSE);
+  g_return_val_if_fail (h->n_models == 0 || h->models != NULL, FALSE);
+  g_return_val_if_fail (h->n_records == 0 || h->records != NULL, FALSE);
+  g_return_val_if_fail (h->n_processes == 0 || h->processes != NULL, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+
+  gboolean ok = xmlTextWriterStartDocument (w->xw, NULL, "UTF-8", NULL) >= 0
+                && start (w, "trace")
+                && attr (w, "xmlns", TRACE_NAMESPACE)
+                && attr (w, "version", TRACE_VERSION)
+                && start (w, "header")
+                && xmlTextWriterWriteElement (w->xw, (const xmlChar *) "generator",
+                                              clean (w, h->generator != NULL ? h->generator
+                                                                           : "pti " PTI_VERSION)) >= 0
+                && start (w, "system")
+                && attr (w, "name", h->system_name)
+                && attr (w, "file", h->system_file)
+                && end (w)
+                && start (w, "workload")
+                && attr (w, "name", h->workload_name)
+                && (h->workload_file == NULL || attr (w, "file", h->workload_file))
+                && end (w);
+
+  ok = ok && start (w, "parameters");
+  for (guint i = 0; ok && i < h->n_params; i++)
+    ok = start (w, "param")
+         && attr (w, "name", h->params[i].name)
+         && attr (w, "value", h->params[i].value)
+         && end (w);
+  ok = ok && end (w);
+
+  ok = ok && start (w, "models");
+  for (guint i = 0; ok && i < h->n_models; i++)
+    ok = start (w, "model")
+         && attr (w, "name", h->models[i].name)
+         && attr (w, "owner", h->models[i].owner)
+         && end (w);
+  ok = ok && end (w);
+
+  ok = ok && start (w, "records");
+  for (guint i = 0; ok && i < h->n_records; i++) {
+    const PtiTraceRecordType *r = &h->records[i];
+    ok = start (w, "record")
+         && attr (w, "model", r->model)
+         && attr (w, "ns", r->ns)
+         && attr (w, "name", r->name)
+         && attr (w, "fields", r->fields)
+         && attr (w, "description", r->description)
+         && end (w);
+  }
+  ok = ok && end (w);
+
+  ok = ok && start (w, "processes") && attr_u64 (w, "count", h->n_processes);
+  for (guint i = 0; ok && i < h->n_processes; i++)
+    ok = start (w, "process")
+         && attr_u64 (w, "rank", h->processes[i].rank)
+         && attr (w, "processor", h->processes[i].processor)
+         && end (w);
+  ok = ok && end (w) /* processes */ && end (w) /* header */;
+
+  if (!check (w, ok, error))
+    return FALSE;
+  w->state = STATE_HEADER;
+  return TRUE;
+}
+
+gboolean
+pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_HEADER || w->state == STATE_BETWEEN
+                        || w->state == STATE_FAILED, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+
+  gboolean ok = w->state == STATE_BETWEEN || start (w, "events");
+  ok = ok && start (w, "process") && attr_u64 (w, "rank", rank);
+  if (!check (w, ok, error))
+    return FALSE;
+  w->group_events = 0;
+  w->state = STATE_PROCESS;
+  return TRUE;
+}
+
+/* Make room for @need more bytes of the event line (rare: huge names). */
+static void
+line_reserve (PtiTraceWriter *w, gsize need)
+{
+  if (need > w->line_cap) {
+    w->line_cap = need + need / 2;
+    w->line = g_realloc (w->line, w->line_cap);
+  }
+}
+
+#define PUT(lit) (memcpy (p, lit, sizeof lit - 1), p += sizeof lit - 1)
+
+gboolean
+pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **error)
+{
+  g_return_val_if_fail (w != NULL && e != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
+  g_return_val_if_fail (e->kind == PTI_TRACE_COMPUTE || e->kind == PTI_TRACE_SEND
+                        || e->kind == PTI_TRACE_RECV, FALSE);
+  g_return_val_if_fail (e->device != NULL && e->model != NULL, FALSE);
+  g_return_val_if_fail (time_ok (e->start) && time_ok (e->end) && e->end >= e->start, FALSE);
+  g_return_val_if_fail (e->kind == PTI_TRACE_COMPUTE || time_ok (e->wait), FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  if (G_UNLIKELY (!(e->end < TIME_LIMIT)))
+    return time_range_error (w, e->end, error);
+  if (G_UNLIKELY (e->kind != PTI_TRACE_COMPUTE && !(e->wait < TIME_LIMIT)))
+    return time_range_error (w, e->wait, error);
+
+  const char *rud = e->rud;
+  gsize dev_len = strlen (e->device), model_len = strlen (e->model);
+  gsize rud_len = rud != NULL ? strlen (rud) : 0;
+  line_reserve (w, EVENT_FIXED_MAX + 6 * (dev_len + model_len + rud_len));
+
+  /* The indentation libxml2 gives a child of <process> (depth 3). */
+  char *p = w->line;
+  PUT ("\n      <event kind=\"");
+  switch (e->kind) {
+  case PTI_TRACE_COMPUTE: PUT ("compute"); break;
+  case PTI_TRACE_SEND: PUT ("send"); break;
+  case PTI_TRACE_RECV: PUT ("recv"); break;
+  }
+  PUT ("\" start=\"");
+  p += format_seconds (p, e->start);
+  PUT ("\" end=\"");
+  p += format_seconds (p, e->end);
+  PUT ("\" device=\"");
+  p += escape_attr (p, e->device, dev_len);
+  PUT ("\" model=\"");
+  p += escape_attr (p, e->model, model_len);
+  if (rud != NULL) {
+    PUT ("\" rud=\"");
+    p += escape_attr (p, rud, rud_len);
+  }
+  if (e->kind != PTI_TRACE_COMPUTE) {
+    PUT ("\" peer=\"");
+    p += format_u64 (p, e->peer);
+    PUT ("\" tag=\"");
+    p += format_i64 (p, e->tag);
+    PUT ("\" bytes=\"");
+    p += format_u64 (p, e->bytes);
+    PUT ("\" msg=\"");
+    p += format_u64 (p, e->msg);
+    if (e->rendezvous)
+      PUT ("\" protocol=\"rendezvous");
+    else
+      PUT ("\" protocol=\"eager");
+    PUT ("\" wait=\"");
+    p += format_seconds (p, e->wait);
+  }
+  PUT ("\"/>");
+
+  int n = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) w->line, (int) (p - w->line));
+  w->group_events++;
+  return check (w, n >= 0, error);
+}
+
+gboolean
+pti_trace_writer_end_process (PtiTraceWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+
+  /* After raw events libxml2 does not indent the end tag; do it here.  An
+   * empty group (no raw write yet) closes as <process rank="r"/>. */
+  int n = 0;
+  if (w->group_events > 0)
+    n = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) "\n    ", 5);
+  gboolean ok = n >= 0 && end (w);
+  if (!check (w, ok, error))
+    return FALSE;
+  w->state = STATE_BETWEEN;
+  return TRUE;
+}
+
+gboolean
+pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 events,
+                          const PtiTraceProcessSummary *procs, guint n, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_HEADER || w->state == STATE_BETWEEN
+                        || w->state == STATE_FAILED, FALSE);
+  g_return_val_if_fail (n == 0 || procs != NULL, FALSE);
+  g_return_val_if_fail (time_ok (predicted_time), FALSE);
+  for (guint i = 0; i < n; i++)
+    g_return_val_if_fail (time_ok (procs[i].end) && time_ok (procs[i].compute)
+                          && time_ok (procs[i].comm) && time_ok (procs[i].wait), FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  double largest = predicted_time;
+  for (guint i = 0; i < n; i++)
+    largest = MAX (largest, MAX (MAX (procs[i].end, procs[i].compute),
+                                 MAX (procs[i].comm, procs[i].wait)));
+  if (!(largest < TIME_LIMIT))
+    return time_range_error (w, largest, error);
+
+  /* A trace without process groups still has its (empty) <events>. */
+  gboolean ok = (w->state == STATE_BETWEEN || start (w, "events")) && end (w);
+  ok = ok && start (w, "summary")
+       && attr_seconds (w, "predicted_time", predicted_time)
+       && attr_u64 (w, "events", events);
+  for (guint i = 0; ok && i < n; i++) {
+    const PtiTraceProcessSummary *s = &procs[i];
+    ok = start (w, "process")
+         && attr_u64 (w, "rank", s->rank)
+         && attr_seconds (w, "end", s->end)
+         && attr_seconds (w, "compute", s->compute)
+         && attr_seconds (w, "comm", s->comm)
+         && attr_seconds (w, "wait", s->wait)
+         && attr_u64 (w, "events", s->events)
+         && end (w);
+  }
+  ok = ok && end (w) /* summary */ && end (w) /* trace */;
+  if (!check (w, ok, error))
+    return FALSE;
+  w->state = STATE_SUMMARY;
+  return TRUE;
+}
+
+gboolean
+pti_trace_writer_commit (PtiTraceWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_SUMMARY || w->state == STATE_FAILED, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+
+  gboolean ok = xmlTextWriterEndDocument (w->xw) >= 0 && xmlTextWriterFlush (w->xw) >= 0;
+  /* Freeing the xmlTextWriter flushes and frees its output buffer; nothing
+   * is written through it afterwards. */
+  xmlFreeTextWriter (w->xw);
+  w->xw = NULL;
+  ok = ok && flush_out (w);
+  if (!check (w, ok, error))
+    return FALSE;
+  int fd = w->fd;
+  w->fd = -1;
+  if (close (fd) != 0) {
+    w->io_errno = errno;
+    return fail (w, error);
+  }
+  if (g_rename (w->tmp_path, w->path) != 0) {
+    int saved = errno;
+    w->state = STATE_FAILED;
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "cannot rename '%s' to trace '%s': %s",
+                 w->tmp_path, w->path, g_strerror (saved));
+    return FALSE;
+  }
+  w->state = STATE_COMMITTED;
+  return TRUE;
+}
+
+void
+pti_trace_writer_free (PtiTraceWriter *w)
+{
+  if (w == NULL)
+    return;
+  if (w->xw != NULL) {
+    w->io_errno = w->io_errno != 0 ? w->io_errno : ECANCELED; /* drop what libxml2 flushes */
+    xmlFreeTextWriter (w->xw);
+  }
+  if (w->fd >= 0)
+    close (w->fd);
+  if (w->tmp_path != NULL && w->state != STATE_COMMITTED)
+    g_unlink (w->tmp_path);
+  g_free (w->out);
+  g_free (w->line);
+  if (w->scratch != NULL)
+    g_string_free (w->scratch, TRUE);
+  g_free (w->tmp_path);
+  g_free (w->path);
+  g_free (w);
+}

@@ -1,0 +1,221 @@
+/* Sweep3D 2.2b as a C workload program: the same workload as sweep3d.xml,
+ * call for call (its header comment gives the event structure), built on the
+ * WSL API.  A test checks that both predict the same time with the same
+ * number of events.
+ *
+ *   sweep3d [OPTIONS] SYSTEM.xml        (the options of ptieval: -D, -o, --json)
+ *   sweep3d configs/pc_cluster.xml -D iterations=2
+ *
+ * Parameters (-D): npe_i, npe_j (process grid), it, jt, kt (per-rank grid),
+ * mk (k-planes per block), mm (angles per octant), mmi (angles per block),
+ * iterations. */
+#include <pti/wsl.h>
+
+#include <math.h>
+
+/* The RUDs of sweep3d.xml, verbatim in substance (see the comments there). */
+static const char source_rud[] =
+  "<rud device='cpu'>"
+  " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "    <compute type='clc' of='4*MFDL,AFDL,9*TFDL,9*ARF4,2*ARF3'/>"
+  "   </loop></loop></loop></rud>";
+
+static const char angle_setup_rud[] =
+  "<rud device='cpu'>"
+  " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <compute type='clc' of='3*MFDL,AFDL,2*TFDL,2*ARF3,3*ARF1'/>"
+  " </loop></rud>";
+
+static const char block_rud[] =
+  "<rud device='cpu'>"
+  " <loop iter='jt + nk + mmi - 2' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <compute type='clc' of='2*AILL,2*CMLL,TILL'/>"
+  "  <loop iter='mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TILL,ARF1'/></loop>"
+  " </loop>"
+  " <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <compute type='clc' of='2*MFDL,3*TFDL,4*ARF1,2*ARF3,3*AILL,2*CMLL'/>"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF1,ARF4'/></loop>"
+  "  <loop iter='3' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "    <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF3,ARF4'/></loop></loop>"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <compute type='clc' of='8*MFDL,9*AFDL,DFDL,9*TFDL,9*ARF1,7*ARF3'/></loop>"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF4'/></loop>"
+  "  <loop iter='3' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "    <compute type='clc' of='2*MFDL,AFDL,TFDL,2*ARF1,ARF3,ARF4'/></loop></loop>"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <compute type='clc' of='3*MFDL,3*AFDL,3*TFDL,3*ARF1,3*ARF4'/></loop>"
+  " </loop>"
+  " <case type='clc' of='IFBR'><branch exprob='up_ew &lt; 0'>"
+  "  <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF3'/></loop>"
+  " </branch></case>"
+  " <case type='clc' of='IFBR'><branch exprob='up_ns &lt; 0'>"
+  "  <loop iter='it * nk * mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF3'/></loop>"
+  " </branch></case>"
+  " <case type='clc' of='IFBR'><branch exprob='dn_ew &lt; 0'>"
+  "  <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <compute type='clc' of='3*MFDL,AFDL,TFDL,ARF3,3*ARF1'/></loop>"
+  " </branch></case>"
+  " <case type='clc' of='IFBR'><branch exprob='dn_ns &lt; 0'>"
+  "  <loop iter='it * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <compute type='clc' of='3*MFDL,AFDL,TFDL,ARF3,3*ARF1'/></loop>"
+  " </branch></case>"
+  "</rud>";
+
+static const char flux_err_rud[] =
+  "<rud device='cpu'>"
+  " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "    <compute type='clc' of='CMDL,IFBR,AFDL,DFDL,CMDL,CMDL,TFDL,2*ARF4'/>"
+  "   </loop></loop></loop></rud>";
+
+static const char balance_rud[] =
+  "<rud device='cpu'>"
+  " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "    <compute type='clc' of='2*MFDL,4*AFDL,4*TFDL,3*ARF4,ARF3'/>"
+  "   </loop></loop></loop></rud>";
+
+typedef struct {
+  PtiRud *source, *angle_setup, *block, *flux_err, *balance;
+  /* symbol slots the block RUD reads, bound before each use */
+  guint nk, up_ew, up_ns, dn_ew, dn_ns;
+} Sweep;
+
+static void
+sweep_clear (Sweep *s)
+{
+  g_clear_pointer (&s->source, pti_rud_unref);
+  g_clear_pointer (&s->angle_setup, pti_rud_unref);
+  g_clear_pointer (&s->block, pti_rud_unref);
+  g_clear_pointer (&s->flux_err, pti_rud_unref);
+  g_clear_pointer (&s->balance, pti_rud_unref);
+}
+
+/* Declare a parameter with its default and read back its value (after any
+ * -D override), insisting on a positive whole number. */
+static gboolean
+param (PtiContext *ctx, const char *name, double def, int *out, GError **error)
+{
+  if (!pti_context_declare_param (ctx, name, def, error))
+    return FALSE;
+  double v = pti_context_get_param (ctx, name);
+  if (!(v >= 1 && v <= 1e9 && v == floor (v))) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "sweep3d: parameter %s = %g must be a positive whole number", name, v);
+    return FALSE;
+  }
+  *out = (int) v;
+  return TRUE;
+}
+
+static gboolean
+emit_rank (PtiContext *ctx, Sweep *s, int r, int npe_i, int npe_j, int it, int jt, int kt, int mk,
+           int mmi, int mmo, int kb, int iterations, GError **error)
+{
+  PtiSymbols *sym = pti_context_get_symbols (ctx);
+  int p = npe_i * npe_j;
+  int mype_i = r % npe_i, mype_j = r / npe_i;
+  int east = mype_i < npe_i - 1 ? r + 1 : -1;
+  int west = mype_i > 0 ? r - 1 : -1;
+  int north = mype_j < npe_j - 1 ? r + npe_i : -1;
+  int south = mype_j > 0 ? r - npe_i : -1;
+  guint64 bytes_ew = 8ull * jt * mk * mmi, bytes_ns = 8ull * it * mk * mmi;
+
+  if (!pti_mpi_bcast (ctx, r, 0, 4, error) || !pti_mpi_bcast (ctx, r, 0, 4ull * p, error)
+      || !pti_mpi_barrier (ctx, r, error) || !pti_mpi_bcast (ctx, r, 0, 64, error)
+      || !pti_mpi_bcast (ctx, r, 0, 32, error) || !pti_mpi_barrier (ctx, r, error))
+    return FALSE;
+
+  for (int its = 1; its <= iterations; its++) {
+    if (!pti_use (ctx, r, s->source, error))
+      return FALSE;
+    for (int iq = 1; iq <= 8; iq++) {
+      int i2 = iq >= 5 ? 1 : -1;
+      int j2 = ((iq - 1) / 2) % 2 == 1 ? 1 : -1;
+      int up_ew = i2 > 0 ? west : east, dn_ew = i2 > 0 ? east : west;
+      int up_ns = j2 > 0 ? south : north, dn_ns = j2 > 0 ? north : south;
+      int tag_ew = i2 > 0 ? 1000 * iq : 3000 * iq;
+      int tag_ns = j2 > 0 ? 2000 * iq : 4000 * iq;
+      pti_symbols_set (sym, s->up_ew, up_ew);
+      pti_symbols_set (sym, s->dn_ew, dn_ew);
+      pti_symbols_set (sym, s->up_ns, up_ns);
+      pti_symbols_set (sym, s->dn_ns, dn_ns);
+      for (int mo = 1; mo <= mmo; mo++) {
+        if (!pti_use (ctx, r, s->angle_setup, error))
+          return FALSE;
+        for (int kk = 1; kk <= kb; kk++) {
+          pti_symbols_set (sym, s->nk, MIN (mk, kt - (kk - 1) * mk));
+          if (up_ew >= 0 && !pti_mpi_recv (ctx, r, up_ew, bytes_ew, tag_ew, error))
+            return FALSE;
+          if (up_ns >= 0 && !pti_mpi_recv (ctx, r, up_ns, bytes_ns, tag_ns, error))
+            return FALSE;
+          if (!pti_use (ctx, r, s->block, error))
+            return FALSE;
+          if (dn_ew >= 0 && !pti_mpi_send (ctx, r, dn_ew, bytes_ew, tag_ew, error))
+            return FALSE;
+          if (dn_ns >= 0 && !pti_mpi_send (ctx, r, dn_ns, bytes_ns, tag_ns, error))
+            return FALSE;
+        }
+      }
+    }
+    if (!pti_mpi_allreduce (ctx, r, 4, error) || !pti_use (ctx, r, s->flux_err, error)
+        || !pti_mpi_allreduce (ctx, r, 8, error))
+      return FALSE;
+  }
+  if (!pti_mpi_barrier (ctx, r, error) || !pti_use (ctx, r, s->balance, error))
+    return FALSE;
+  for (int n = 0; n < 8; n++)
+    if (!pti_mpi_allreduce (ctx, r, 8, error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+build (PtiContext *ctx, gpointer user_data, GError **error)
+{
+  int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations;
+  if (!param (ctx, "npe_i", 4, &npe_i, error) || !param (ctx, "npe_j", 4, &npe_j, error)
+      || !param (ctx, "it", 50, &it, error) || !param (ctx, "jt", 50, &jt, error)
+      || !param (ctx, "kt", 200, &kt, error) || !param (ctx, "mk", 10, &mk, error)
+      || !param (ctx, "mm", 6, &mm, error) || !param (ctx, "mmi", 3, &mmi, error)
+      || !param (ctx, "iterations", 12, &iterations, error))
+    return FALSE;
+  if (mm % mmi != 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "sweep3d: mmi = %d must divide mm = %d (angles per block)", mmi, mm);
+    return FALSE;
+  }
+  int mmo = mm / mmi, kb = (kt + mk - 1) / mk;
+  if (!pti_context_set_processes (ctx, (guint) (npe_i * npe_j), error))
+    return FALSE;
+
+  Sweep s = { 0 };
+  PtiSymbols *sym = pti_context_get_symbols (ctx);
+  s.nk = pti_symbols_intern (sym, "nk");
+  s.up_ew = pti_symbols_intern (sym, "up_ew");
+  s.up_ns = pti_symbols_intern (sym, "up_ns");
+  s.dn_ew = pti_symbols_intern (sym, "dn_ew");
+  s.dn_ns = pti_symbols_intern (sym, "dn_ns");
+  gboolean ok = (s.source = pti_rud_new (ctx, "source", source_rud, error)) != NULL
+                && (s.angle_setup = pti_rud_new (ctx, "angle_setup", angle_setup_rud, error)) != NULL
+                && (s.block = pti_rud_new (ctx, "block", block_rud, error)) != NULL
+                && (s.flux_err = pti_rud_new (ctx, "flux_err", flux_err_rud, error)) != NULL
+                && (s.balance = pti_rud_new (ctx, "balance", balance_rud, error)) != NULL;
+  for (int r = 0; ok && r < npe_i * npe_j; r++)
+    ok = emit_rank (ctx, &s, r, npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, error);
+  sweep_clear (&s);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  return pti_main (argc, argv, "sweep3d", build, NULL);
+}

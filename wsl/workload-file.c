@@ -1,0 +1,641 @@
+/* Workload files (schemas/workload.xsd): read, validate, compile, run.
+ *
+ * Loading parses the file once, validates it, declares its parameters,
+ * evaluates the derived values, sets the processes, compiles each <rud> once
+ * and compiles the <program> into a tree of statements whose expressions are
+ * compiled against the context's symbol table.  The XML document is freed
+ * before the program runs: running it for each rank walks the statement tree
+ * only, evaluating compiled expressions and calling the WSL.
+ *
+ * Errors name the file and line, the element, and for expressions the
+ * attribute and its text:
+ *   sweep3d.xml:42: <send to="east">: unbound parameter 'east' in expression 'east' (rank 3)
+ */
+#include "pti-config.h"
+#include "wsl-private.h"
+
+#include "xml.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The largest trip count of one <for>: more is surely a mistake. */
+#define MAX_TRIPS 1e9
+/* Whole numbers above this are not exact in a double. */
+#define MAX_EXACT 9007199254740992.0
+
+typedef enum {
+  ST_LET, ST_FOR, ST_IF, ST_USE, ST_SEND, ST_RECV, ST_BARRIER, ST_BCAST, ST_ALLREDUCE,
+} StmtKind;
+
+typedef struct {
+  const char *attr;             /* static: the attribute it came from */
+  PtiExpr *expr;
+} Arg;
+
+typedef struct Stmt Stmt;
+
+typedef struct {
+  Stmt  *items;
+  guint  n;
+} Block;
+
+struct Stmt {
+  StmtKind kind;
+  const char *element;          /* static: "send", "let", ... */
+  long line;
+  guint slot;                   /* ST_LET, ST_FOR: the variable */
+  Arg arg[3];                   /* by kind: see compile_stmt */
+  PtiRud *rud;                  /* ST_USE (a reference) */
+  Block body;                   /* ST_FOR; ST_IF when true */
+  Block orelse;                 /* ST_IF when false */
+};
+
+typedef struct {
+  PtiContext *ctx;
+  PtiSymbols *symbols;
+  const char *file;             /* as given, for messages */
+  GHashTable *ruds;             /* name -> PtiRud (owned) */
+  GHashTable *constants;        /* parameter and derived names (owned) */
+  GArray     *var_slots;        /* slots of program variables, unique */
+  guint slot_rank;
+  guint rank;                   /* while running */
+} Loader;
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* Prefixes an error from elsewhere with `FILE:LINE: <element>: `. */
+static void
+prefix_location (GError **error, const Loader *ld, long line, const char *element)
+{
+  if (error == NULL || *error == NULL)
+    return;
+  /* Errors that already say where they come from (pti_node_error) keep theirs. */
+  if (g_str_has_prefix ((*error)->message, ld->file)
+      && (*error)->message[strlen (ld->file)] == ':')
+    return;
+  g_prefix_error (error, "%s:%ld: <%s>: ", ld->file, line, element);
+}
+
+/* Prefixes an expression error with the file, line, element and attribute. */
+static void
+prefix_expr (GError **error, const Loader *ld, long line, const char *element, const Arg *a)
+{
+  if (error == NULL || *error == NULL)
+    return;
+  g_prefix_error (error, "%s:%ld: <%s %s=\"%s\">: ", ld->file, line, element, a->attr,
+                  pti_expr_text (a->expr));
+}
+
+G_GNUC_PRINTF (5, 6) static gboolean
+stmt_error (GError **error, const Loader *ld, const Stmt *st, const Arg *a, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (a != NULL)
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%ld: <%s %s=\"%s\">: %s (rank %u)",
+                 ld->file, st->line, st->element, a->attr, pti_expr_text (a->expr), msg,
+                 ld->rank);
+  else
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%ld: <%s>: %s (rank %u)",
+                 ld->file, st->line, st->element, msg, ld->rank);
+  return FALSE;
+}
+
+/* ---- statements ------------------------------------------------------- */
+
+static void
+block_clear (Block *b)
+{
+  for (guint i = 0; i < b->n; i++)
+    {
+      Stmt *st = &b->items[i];
+      for (guint j = 0; j < G_N_ELEMENTS (st->arg); j++)
+        pti_expr_free (st->arg[j].expr);
+      pti_rud_unref (st->rud);
+      block_clear (&st->body);
+      block_clear (&st->orelse);
+    }
+  g_free (b->items);
+  b->items = NULL;
+  b->n = 0;
+}
+
+/* Compiles attribute @attr of @node into @a.  A missing optional attribute
+ * leaves @a->expr NULL; a missing required one cannot pass the schema, but
+ * is reported anyway. */
+static gboolean
+compile_attr (Loader *ld, const xmlNode *node, const char *attr, gboolean required, Arg *a,
+              GError **error)
+{
+  a->attr = attr;
+  a->expr = NULL;
+  g_autofree char *text = pti_xml_attr (node, attr);
+  if (text == NULL)
+    {
+      if (required)
+        return pti_node_error (error, node, "the %s attribute is required", attr);
+      return TRUE;
+    }
+  a->expr = pti_expr_compile (text, ld->symbols, error);
+  if (a->expr == NULL)
+    {
+      g_prefix_error (error, "%s:%ld: <%s %s=\"%s\">: ", ld->file, xmlGetLineNo (node),
+                      (const char *) node->name, attr, text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A variable the program assigns: not a parameter, not rank or nprocs. */
+static gboolean
+variable_slot (Loader *ld, const xmlNode *node, const char *attr, guint *slot, GError **error)
+{
+  g_autofree char *name = pti_xml_attr (node, attr);
+  if (name == NULL)
+    return pti_node_error (error, node, "the %s attribute is required", attr);
+  if (strcmp (name, "rank") == 0 || strcmp (name, "nprocs") == 0)
+    return pti_node_error (error, node, "'%s' is set by pti and cannot be assigned", name);
+  if (g_hash_table_contains (ld->constants, name))
+    return pti_node_error (error, node,
+                           "'%s' is a parameter or derived value of the workload and cannot be "
+                           "assigned; use another name for the variable", name);
+  *slot = pti_symbols_intern (ld->symbols, name);
+  for (guint i = 0; i < ld->var_slots->len; i++)
+    if (g_array_index (ld->var_slots, guint, i) == *slot)
+      return TRUE;
+  g_array_append_val (ld->var_slots, *slot);
+  return TRUE;
+}
+
+static gboolean compile_block (Loader *ld, xmlNode *first, Block *out, GError **error);
+
+static gboolean
+compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
+{
+  const char *name = (const char *) node->name;
+  st->line = xmlGetLineNo (node);
+
+  if (strcmp (name, "let") == 0 || strcmp (name, "set") == 0)
+    {
+      st->kind = ST_LET;
+      st->element = strcmp (name, "let") == 0 ? "let" : "set";
+      return variable_slot (ld, node, "name", &st->slot, error)
+             && compile_attr (ld, node, "value", TRUE, &st->arg[0], error);
+    }
+  if (strcmp (name, "for") == 0)
+    {
+      st->kind = ST_FOR;
+      st->element = "for";
+      return variable_slot (ld, node, "var", &st->slot, error)
+             && compile_attr (ld, node, "from", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "to", TRUE, &st->arg[1], error)
+             && compile_attr (ld, node, "step", FALSE, &st->arg[2], error)
+             && compile_block (ld, pti_xml_first_element (node), &st->body, error);
+    }
+  if (strcmp (name, "if") == 0)
+    {
+      st->kind = ST_IF;
+      st->element = "if";
+      if (!compile_attr (ld, node, "test", TRUE, &st->arg[0], error))
+        return FALSE;
+      xmlNode *first = pti_xml_first_element (node);
+      if (first != NULL && strcmp ((const char *) first->name, "then") == 0)
+        {
+          xmlNode *other = pti_xml_next_element (first);
+          if (!compile_block (ld, pti_xml_first_element (first), &st->body, error))
+            return FALSE;
+          if (other != NULL && strcmp ((const char *) other->name, "else") == 0)
+            return compile_block (ld, pti_xml_first_element (other), &st->orelse, error);
+          if (other != NULL)
+            return pti_node_error (error, other, "only <else> may follow <then>");
+          return TRUE;
+        }
+      return compile_block (ld, first, &st->body, error);
+    }
+  if (strcmp (name, "use") == 0)
+    {
+      st->kind = ST_USE;
+      st->element = "use";
+      g_autofree char *rud = pti_xml_attr (node, "rud");
+      PtiRud *r = rud ? g_hash_table_lookup (ld->ruds, rud) : NULL;
+      if (r == NULL)
+        {
+          GList *names = g_list_sort (g_hash_table_get_keys (ld->ruds), (GCompareFunc) g_strcmp0);
+          g_autoptr (GString) known = g_string_new (NULL);
+          for (GList *l = names; l != NULL; l = l->next)
+            g_string_append_printf (known, "%s%s", known->len ? ", " : "", (const char *) l->data);
+          g_list_free (names);
+          return pti_node_error (error, node, "unknown rud '%s' (defined: %s)",
+                                 rud ? rud : "", known->len ? known->str : "none");
+        }
+      st->rud = pti_rud_ref (r);
+      return TRUE;
+    }
+  if (strcmp (name, "send") == 0 || strcmp (name, "recv") == 0)
+    {
+      gboolean send = name[0] == 's';
+      st->kind = send ? ST_SEND : ST_RECV;
+      st->element = send ? "send" : "recv";
+      return compile_attr (ld, node, send ? "to" : "from", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error)
+             && compile_attr (ld, node, "tag", FALSE, &st->arg[2], error);
+    }
+  if (strcmp (name, "barrier") == 0)
+    {
+      st->kind = ST_BARRIER;
+      st->element = "barrier";
+      return TRUE;
+    }
+  if (strcmp (name, "bcast") == 0)
+    {
+      st->kind = ST_BCAST;
+      st->element = "bcast";
+      return compile_attr (ld, node, "root", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error);
+    }
+  if (strcmp (name, "allreduce") == 0)
+    {
+      st->kind = ST_ALLREDUCE;
+      st->element = "allreduce";
+      return compile_attr (ld, node, "bytes", TRUE, &st->arg[0], error);
+    }
+  return pti_node_error (error, node, "unknown statement");
+}
+
+static gboolean
+compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
+{
+  guint n = 0;
+  for (xmlNode *c = first; c != NULL; c = pti_xml_next_element (c))
+    n++;
+  out->items = g_new0 (Stmt, n);
+  out->n = 0;
+  for (xmlNode *c = first; c != NULL; c = pti_xml_next_element (c))
+    {
+      /* count it first, so block_clear frees a half-compiled statement */
+      Stmt *st = &out->items[out->n++];
+      if (!compile_stmt (ld, c, st, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+/* Evaluates @a; NaN (an unbound name) and infinities are errors. */
+static inline gboolean
+eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
+{
+  double v = pti_expr_eval (a->expr, ld->symbols);
+  *out = v;
+  if (G_LIKELY (isfinite (v)))
+    {
+      *out = v;
+      return TRUE;
+    }
+  g_autoptr (GError) e = NULL;
+  if (pti_expr_check (a->expr, ld->symbols, &v, &e))
+    {
+      *out = v;
+      return TRUE;
+    }
+  return stmt_error (error, ld, st, a, "%s", e->message);
+}
+
+/* Evaluates @a to a whole number in [@lo, @hi]. */
+static inline gboolean
+eval_whole (Loader *ld, const Stmt *st, const Arg *a, double lo, double hi, const char *what,
+            double *out, GError **error)
+{
+  if (!eval_arg (ld, st, a, out, error))
+    return FALSE;
+  if (G_UNLIKELY (*out != floor (*out) || *out < lo || *out > hi))
+    return stmt_error (error, ld, st, a, "%s must be a whole number from %.17g to %.17g, not %.17g",
+                       what, lo, hi, *out);
+  return TRUE;
+}
+
+static inline gboolean
+eval_rank (Loader *ld, const Stmt *st, const Arg *a, const char *what, guint *out, GError **error)
+{
+  double v = 0;
+  if (!eval_arg (ld, st, a, &v, error))
+    return FALSE;
+  guint n = pti_context_get_processes (ld->ctx);
+  /* Out-of-range whole numbers go to the WSL, which says so in its words. */
+  if (G_UNLIKELY (v != floor (v) || v < 0 || v > G_MAXUINT))
+    return stmt_error (error, ld, st, a, "%s %.17g is not a rank (%u processes: ranks 0 to %u)",
+                       what, v, n, n - 1);
+  *out = (guint) v;
+  return TRUE;
+}
+
+static inline gboolean
+eval_bytes (Loader *ld, const Stmt *st, const Arg *a, guint64 *out, GError **error)
+{
+  double v = 0;
+  if (!eval_whole (ld, st, a, 0, MAX_EXACT, "a message length", &v, error))
+    return FALSE;
+  *out = (guint64) v;
+  return TRUE;
+}
+
+static inline gboolean
+eval_tag (Loader *ld, const Stmt *st, const Arg *a, gint *out, GError **error)
+{
+  if (a->expr == NULL)
+    {
+      *out = 0;
+      return TRUE;
+    }
+  double v = 0;
+  if (!eval_whole (ld, st, a, 0, G_MAXINT, "a tag", &v, error))
+    return FALSE;
+  *out = (gint) v;
+  return TRUE;
+}
+
+static gboolean run_block (Loader *ld, const Block *b, GError **error);
+
+static gboolean
+run_for (Loader *ld, const Stmt *st, GError **error)
+{
+  double from = 0, to = 0, step = 1;
+  if (!eval_whole (ld, st, &st->arg[0], -MAX_EXACT, MAX_EXACT, "a loop bound", &from, error)
+      || !eval_whole (ld, st, &st->arg[1], -MAX_EXACT, MAX_EXACT, "a loop bound", &to, error))
+    return FALSE;
+  if (st->arg[2].expr != NULL)
+    {
+      if (!eval_whole (ld, st, &st->arg[2], -MAX_EXACT, MAX_EXACT, "a loop step", &step, error))
+        return FALSE;
+      if (step == 0)
+        return stmt_error (error, ld, st, &st->arg[2], "the loop step must not be 0");
+    }
+  double trips = floor ((to - from) / step) + 1;
+  if (trips <= 0)
+    return TRUE;
+  if (trips > MAX_TRIPS)
+    return stmt_error (error, ld, st, NULL,
+                       "a loop from %.17g to %.17g step %.17g would run %.17g times "
+                       "(at most %.0f allowed)", from, to, step, trips, MAX_TRIPS);
+  gint64 n = (gint64) trips;
+  for (gint64 i = 0; i < n; i++)
+    {
+      pti_symbols_set (ld->symbols, st->slot, from + (double) i * step);
+      if (!run_block (ld, &st->body, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+run_stmt (Loader *ld, const Stmt *st, GError **error)
+{
+  PtiContext *ctx = ld->ctx;
+  guint rank = ld->rank;
+  double v = 0;
+  gboolean ok;
+
+  switch (st->kind)
+    {
+    case ST_LET:
+      if (!eval_arg (ld, st, &st->arg[0], &v, error))
+        return FALSE;
+      pti_symbols_set (ld->symbols, st->slot, v);
+      return TRUE;
+
+    case ST_FOR:
+      return run_for (ld, st, error);
+
+    case ST_IF:
+      if (!eval_arg (ld, st, &st->arg[0], &v, error))
+        return FALSE;
+      return run_block (ld, v != 0 ? &st->body : &st->orelse, error);
+
+    case ST_USE:
+      ok = pti_use (ctx, rank, st->rud, error);
+      break;
+
+    case ST_SEND:
+    case ST_RECV:
+      {
+        guint peer = 0;
+        guint64 bytes = 0;
+        gint tag = 0;
+        if (!eval_rank (ld, st, &st->arg[0], st->kind == ST_SEND ? "destination" : "source",
+                        &peer, error)
+            || !eval_bytes (ld, st, &st->arg[1], &bytes, error)
+            || !eval_tag (ld, st, &st->arg[2], &tag, error))
+          return FALSE;
+        ok = st->kind == ST_SEND ? pti_mpi_send (ctx, rank, peer, bytes, tag, error)
+                                 : pti_mpi_recv (ctx, rank, peer, bytes, tag, error);
+        break;
+      }
+
+    case ST_BARRIER:
+      ok = pti_mpi_barrier (ctx, rank, error);
+      break;
+
+    case ST_BCAST:
+      {
+        guint root = 0;
+        guint64 bytes = 0;
+        if (!eval_rank (ld, st, &st->arg[0], "root", &root, error)
+            || !eval_bytes (ld, st, &st->arg[1], &bytes, error))
+          return FALSE;
+        ok = pti_mpi_bcast (ctx, rank, root, bytes, error);
+        break;
+      }
+
+    case ST_ALLREDUCE:
+      {
+        guint64 bytes;
+        if (!eval_bytes (ld, st, &st->arg[0], &bytes, error))
+          return FALSE;
+        ok = pti_mpi_allreduce (ctx, rank, bytes, error);
+        break;
+      }
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (G_UNLIKELY (!ok))
+    prefix_location (error, ld, st->line, st->element);
+  return ok;
+}
+
+static gboolean
+run_block (Loader *ld, const Block *b, GError **error)
+{
+  for (guint i = 0; i < b->n; i++)
+    if (G_UNLIKELY (!run_stmt (ld, &b->items[i], error)))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- the document -------------------------------------------------------- */
+
+/* Compiles and evaluates `value` of a <param> or <derive>: load-time only. */
+static gboolean
+eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, GError **error)
+{
+  *name = pti_xml_attr (node, "name");
+  if (*name == NULL)
+    return pti_node_error (error, node, "the name attribute is required");
+  if (strcmp (*name, "rank") == 0 || strcmp (*name, "nprocs") == 0)
+    return pti_node_error (error, node, "'%s' is set by pti and cannot be a parameter", *name);
+  Arg a;
+  if (!compile_attr (ld, node, "value", TRUE, &a, error))
+    return FALSE;
+  gboolean ok = pti_expr_check (a.expr, ld->symbols, value, error);
+  if (!ok)
+    prefix_expr (error, ld, xmlGetLineNo (node), (const char *) node->name, &a);
+  pti_expr_free (a.expr);
+  return ok;
+}
+
+static gboolean
+load_processes (Loader *ld, const xmlNode *node, GError **error)
+{
+  Arg a;
+  if (!compile_attr (ld, node, "count", TRUE, &a, error))
+    return FALSE;
+  double n;
+  gboolean ok = pti_expr_check (a.expr, ld->symbols, &n, error);
+  if (!ok)
+    prefix_expr (error, ld, xmlGetLineNo (node), "processes", &a);
+  else if (n != floor (n) || n < 1 || n > G_MAXUINT)
+    {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s:%ld: <processes count=\"%s\">: the number of processes must be a whole "
+                   "number of at least 1, not %.17g", ld->file, xmlGetLineNo (node),
+                   pti_expr_text (a.expr), n);
+      ok = FALSE;
+    }
+  else if (!pti_context_set_processes (ld->ctx, (guint) n, error))
+    {
+      prefix_location (error, ld, xmlGetLineNo (node), "processes");
+      ok = FALSE;
+    }
+  pti_expr_free (a.expr);
+  return ok;
+}
+
+static gboolean
+load_rud (Loader *ld, const xmlNode *node, GError **error)
+{
+  g_autofree char *name = pti_xml_attr (node, "name");
+  if (name == NULL)
+    return pti_node_error (error, node, "the name attribute is required");
+  if (g_hash_table_contains (ld->ruds, name))
+    return pti_node_error (error, node, "rud '%s' is defined twice", name);
+  PtiRud *rud = pti_rud_new_from_node (ld->ctx, name, node, error);
+  if (rud == NULL)
+    {
+      prefix_location (error, ld, xmlGetLineNo (node), "rud");
+      return FALSE;
+    }
+  g_hash_table_insert (ld->ruds, g_steal_pointer (&name), rud);
+  return TRUE;
+}
+
+static gboolean
+build (Loader *ld, xmlNode *root, Block *program, GError **error)
+{
+  g_autofree char *wname = pti_xml_attr (root, "name");
+  pti_context_set_workload (ld->ctx, wname ? wname : "workload", ld->file);
+
+  xmlNode *prog = NULL;
+  for (xmlNode *c = pti_xml_first_element (root); c != NULL; c = pti_xml_next_element (c))
+    {
+      const char *el = (const char *) c->name;
+      if (strcmp (el, "param") == 0 || strcmp (el, "derive") == 0)
+        {
+          g_autofree char *name = NULL;
+          double value;
+          if (!eval_binding (ld, c, &name, &value, error))
+            return FALSE;
+          gboolean ok = el[0] == 'p'
+            ? pti_context_declare_param (ld->ctx, name, value, error)
+            : pti_context_set_param (ld->ctx, name, value, error);
+          if (!ok)
+            {
+              prefix_location (error, ld, xmlGetLineNo (c), el);
+              return FALSE;
+            }
+          g_hash_table_add (ld->constants, g_steal_pointer (&name));
+        }
+      else if (strcmp (el, "processes") == 0)
+        {
+          if (!load_processes (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "rud") == 0)
+        {
+          if (!load_rud (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "program") == 0)
+        prog = c;
+      /* <description> and anything else the schema allows: nothing to do */
+    }
+  if (pti_context_get_processes (ld->ctx) == 0)
+    return pti_node_error (error, root, "<processes count=\"...\"/> is required");
+  if (prog == NULL)
+    return pti_node_error (error, root, "<program> is required");
+  return compile_block (ld, pti_xml_first_element (prog), program, error);
+}
+
+gboolean
+pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_autofree char *xsd = pti_xml_find_schema ("workload.xsd", error);
+  if (xsd == NULL)
+    return FALSE;
+  g_autoptr (xmlSchema) schema = pti_xml_schema_from_file (xsd, error);
+  if (schema == NULL)
+    return FALSE;
+  g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
+  if (doc == NULL)
+    return FALSE;
+  if (!pti_xml_validate_doc (schema, doc, "workload.xsd", error))
+    return FALSE;
+
+  Loader ld = {
+    .ctx = ctx,
+    .symbols = pti_context_get_symbols (ctx),
+    .file = path,
+    .ruds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                   (GDestroyNotify) pti_rud_unref),
+    .constants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .var_slots = g_array_new (FALSE, FALSE, sizeof (guint)),
+  };
+  ld.slot_rank = pti_symbols_intern (ld.symbols, "rank");
+  Block program = { 0 };
+
+  gboolean ok = build (&ld, xmlDocGetRootElement (doc), &program, error);
+  g_clear_pointer (&doc, xmlFreeDoc);
+  g_clear_pointer (&ld.ruds, g_hash_table_unref);   /* statements hold their own references */
+
+  guint n = ok ? pti_context_get_processes (ctx) : 0;
+  for (guint r = 0; r < n && ok; r++)
+    {
+      ld.rank = r;
+      for (guint i = 0; i < ld.var_slots->len; i++)
+        pti_symbols_set (ld.symbols, g_array_index (ld.var_slots, guint, i), NAN);
+      pti_symbols_set (ld.symbols, ld.slot_rank, r);
+      ok = run_block (&ld, &program, error);
+    }
+
+  block_clear (&program);
+  g_hash_table_unref (ld.constants);
+  g_array_unref (ld.var_slots);
+  return ok;
+}

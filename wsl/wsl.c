@@ -1,0 +1,565 @@
+/* The workload specification library: contexts, parameters, RUDs, device
+ * uses, evaluation and results.  A thin, checked layer over the engine: every
+ * user mistake becomes a GError naming the rank, RUD or parameter, and the
+ * per-use path does no parsing and no allocation beyond the event list's
+ * amortised growth. */
+#include "pti-config.h"
+#include "wsl-private.h"
+
+#include "engine.h"
+#include "registry.h"
+#include "system.h"
+#include "xml.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  const PtiModelDesc *desc;
+  gpointer compiled;
+} RudForm;
+
+struct _PtiRud {
+  gint ref;
+  char *name;
+  char *device;
+  guint32 id;            /* index in the context's RUD table once used */
+  guint n_forms;
+  RudForm forms[];       /* one per distinct CPU model of the system */
+};
+
+struct _PtiContext {
+  PtiRegistry *registry;
+  PtiSystem *system;
+  PtiSymbols *symbols;
+  guint slot_rank, slot_nprocs;
+  PtiEngine *engine;
+  GHashTable *overrides;        /* name -> value text, from -D */
+  GHashTable *declared;         /* names of declared parameters */
+  GPtrArray *param_names;       /* declared parameters, in order */
+  GPtrArray *ruds;              /* RUDs used by events (one reference each), by id */
+  GPtrArray *cpu_models;        /* distinct CPU model descriptors, document order */
+  char *trace_path;
+  char *workload_name;
+  char *workload_file;
+  gboolean evaluated;
+};
+
+#define NO_RUD_ID G_MAXUINT32
+
+static void
+rud_table_unref (gpointer rud)
+{
+  pti_rud_unref (rud);
+}
+
+PtiContext *
+pti_context_new (const char *system_path, const char *model_path, GError **error)
+{
+  g_return_val_if_fail (system_path != NULL, NULL);
+  g_autoptr (PtiRegistry) registry = pti_registry_new (model_path, error);
+  if (registry == NULL)
+    return NULL;
+  g_autoptr (PtiSystem) system = pti_system_load (system_path, registry, error);
+  if (system == NULL)
+    return NULL;
+
+  PtiContext *ctx = g_new0 (PtiContext, 1);
+  ctx->registry = g_steal_pointer (&registry);
+  ctx->system = g_steal_pointer (&system);
+  ctx->symbols = pti_symbols_new ();
+  ctx->slot_rank = pti_symbols_intern (ctx->symbols, "rank");
+  ctx->slot_nprocs = pti_symbols_intern (ctx->symbols, "nprocs");
+  ctx->overrides = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ctx->declared = g_hash_table_new (g_str_hash, g_str_equal);
+  ctx->param_names = g_ptr_array_new_with_free_func (g_free);
+  ctx->ruds = g_ptr_array_new_with_free_func (rud_table_unref);
+  ctx->cpu_models = g_ptr_array_new ();
+  for (guint i = 0; i < ctx->system->instances->len; i++) {
+    const PtiModelInstance *inst = g_ptr_array_index (ctx->system->instances, i);
+    if (inst->desc->cpu != NULL && !g_ptr_array_find (ctx->cpu_models, inst->desc, NULL))
+      g_ptr_array_add (ctx->cpu_models, (gpointer) inst->desc);
+  }
+  ctx->workload_name = g_strdup ("workload");
+  return ctx;
+}
+
+void
+pti_context_free (PtiContext *ctx)
+{
+  if (ctx == NULL)
+    return;
+  pti_engine_free (ctx->engine);
+  g_ptr_array_unref (ctx->ruds);
+  g_ptr_array_unref (ctx->cpu_models);
+  g_ptr_array_unref (ctx->param_names);
+  g_hash_table_unref (ctx->declared);
+  g_hash_table_unref (ctx->overrides);
+  pti_symbols_free (ctx->symbols);
+  pti_system_free (ctx->system);
+  pti_registry_free (ctx->registry);
+  g_free (ctx->trace_path);
+  g_free (ctx->workload_name);
+  g_free (ctx->workload_file);
+  g_free (ctx);
+}
+
+void
+pti_context_set_workload (PtiContext *ctx, const char *name, const char *file)
+{
+  g_return_if_fail (ctx != NULL && name != NULL);
+  g_free (ctx->workload_name);
+  g_free (ctx->workload_file);
+  ctx->workload_name = g_strdup (name);
+  ctx->workload_file = g_strdup (file);
+}
+
+gboolean
+pti_context_set_processes (PtiContext *ctx, guint n, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (ctx->engine != NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "the processes are already set (%u); set them once", pti_engine_n_procs (ctx->engine));
+    return FALSE;
+  }
+  ctx->engine = pti_engine_new (ctx->system, n, error);
+  if (ctx->engine == NULL)
+    return FALSE;
+  pti_symbols_set (ctx->symbols, ctx->slot_nprocs, n);
+  return TRUE;
+}
+
+guint
+pti_context_get_processes (const PtiContext *ctx)
+{
+  return ctx->engine ? pti_engine_n_procs (ctx->engine) : 0;
+}
+
+/* ---- parameters ----------------------------------------------------------- */
+
+static gboolean
+check_param_name (const char *name, GError **error)
+{
+  gboolean ok = name != NULL && (g_ascii_isalpha (name[0]) || name[0] == '_');
+  for (const char *c = name; ok && *c; c++)
+    ok = g_ascii_isalnum (*c) || *c == '_';
+  if (!ok)
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "'%s' is not a valid parameter name (letters, digits and _, not starting with a digit)",
+                 name ? name : "(null)");
+  return ok;
+}
+
+gboolean
+pti_context_override_param (PtiContext *ctx, const char *name, const char *value, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && value != NULL, FALSE);
+  if (!check_param_name (name, error))
+    return FALSE;
+  g_hash_table_replace (ctx->overrides, g_strdup (name), g_strdup (value));
+  return TRUE;
+}
+
+static gboolean
+eval_override (PtiContext *ctx, const char *name, const char *text, double *value, GError **error)
+{
+  g_autoptr (PtiExpr) expr = pti_expr_compile (text, ctx->symbols, error);
+  if (expr == NULL || !pti_expr_check (expr, ctx->symbols, value, error)) {
+    g_prefix_error (error, "-D %s=%s: ", name, text);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+pti_context_declare_param (PtiContext *ctx, const char *name, double default_value, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (!check_param_name (name, error))
+    return FALSE;
+  if (g_hash_table_contains (ctx->declared, name)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "parameter '%s' is declared twice", name);
+    return FALSE;
+  }
+  double value = default_value;
+  const char *text = g_hash_table_lookup (ctx->overrides, name);
+  if (text != NULL && !eval_override (ctx, name, text, &value, error))
+    return FALSE;
+  char *copy = g_strdup (name);
+  g_ptr_array_add (ctx->param_names, copy);
+  g_hash_table_add (ctx->declared, copy);
+  pti_symbols_set (ctx->symbols, pti_symbols_intern (ctx->symbols, name), value);
+  return TRUE;
+}
+
+double
+pti_context_get_param (const PtiContext *ctx, const char *name)
+{
+  guint slot;
+  if (!pti_symbols_lookup (ctx->symbols, name, &slot))
+    return NAN;
+  return pti_symbols_get (ctx->symbols, slot);
+}
+
+gboolean
+pti_context_set_param (PtiContext *ctx, const char *name, double value, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (!check_param_name (name, error))
+    return FALSE;
+  pti_symbols_set (ctx->symbols, pti_symbols_intern (ctx->symbols, name), value);
+  return TRUE;
+}
+
+PtiSymbols *
+pti_context_get_symbols (PtiContext *ctx)
+{
+  return ctx->symbols;
+}
+
+/* ---- RUDs ------------------------------------------------------------------ */
+
+PtiRud *
+pti_rud_new_from_node (PtiContext *ctx, const char *name, const xmlNode *node, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && node != NULL, NULL);
+  if (strcmp ((const char *) node->name, "rud") != 0) {
+    pti_node_error (error, node, "a RUD must be a <rud device=\"...\"> element");
+    return NULL;
+  }
+  g_autofree char *device = pti_xml_attr (node, "device");
+  if (device == NULL) {
+    pti_node_error (error, node, "the device attribute is required (device=\"cpu\")");
+    return NULL;
+  }
+  if (g_ascii_strcasecmp (device, "cpu") != 0) {
+    pti_node_error (error, node,
+                    g_ascii_strcasecmp (device, "mpi") == 0
+                      ? "device '%s' takes no RUD: use the mpi calls (pti_mpi_send, <send>, ...)"
+                      : "unknown device '%s' (known devices: cpu, mpi)", device);
+    return NULL;
+  }
+  if (ctx->cpu_models->len == 0) {
+    pti_node_error (error, node, "system %s has no CPU model to price a cpu RUD", ctx->system->path);
+    return NULL;
+  }
+  g_autofree char *attr_name = pti_xml_attr (node, "name");
+  PtiRud *rud = g_malloc0 (sizeof (PtiRud) + ctx->cpu_models->len * sizeof (RudForm));
+  rud->ref = 1;
+  rud->name = g_strdup (name ? name : attr_name ? attr_name : "rud");
+  rud->device = g_strdup ("cpu");
+  rud->id = NO_RUD_ID;
+  for (guint i = 0; i < ctx->cpu_models->len; i++) {
+    const PtiModelDesc *desc = g_ptr_array_index (ctx->cpu_models, i);
+    gpointer compiled = desc->cpu->rud_compile (node, ctx->symbols, error);
+    if (compiled == NULL) {
+      g_prefix_error (error, "RUD '%s' (model %s): ", rud->name, desc->name);
+      pti_rud_unref (rud);
+      return NULL;
+    }
+    rud->forms[rud->n_forms++] = (RudForm) { desc, compiled };
+  }
+  return rud;
+}
+
+PtiRud *
+pti_rud_new (PtiContext *ctx, const char *name, const char *xml, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && xml != NULL, NULL);
+  /* libxml2 keeps the name as a URL (escaping spaces and quotes), so keep it plain. */
+  g_autofree char *label = g_strdup_printf ("rud:%s", name ? name : "unnamed");
+  g_autoptr (xmlDoc) doc = pti_xml_read_memory (xml, -1, label, error);
+  if (doc == NULL)
+    return NULL;
+  return pti_rud_new_from_node (ctx, name, xmlDocGetRootElement (doc), error);
+}
+
+PtiRud *
+pti_rud_ref (PtiRud *rud)
+{
+  g_return_val_if_fail (rud != NULL, NULL);
+  g_atomic_int_inc (&rud->ref);
+  return rud;
+}
+
+void
+pti_rud_unref (PtiRud *rud)
+{
+  if (rud == NULL || !g_atomic_int_dec_and_test (&rud->ref))
+    return;
+  for (guint i = 0; i < rud->n_forms; i++)
+    rud->forms[i].desc->cpu->rud_free (rud->forms[i].compiled);
+  g_free (rud->name);
+  g_free (rud->device);
+  g_free (rud);
+}
+
+const char *
+pti_rud_get_device (const PtiRud *rud)
+{
+  return rud->device;
+}
+
+/* ---- device uses ------------------------------------------------------------- */
+
+static gboolean
+check_rank (const PtiContext *ctx, const char *what, guint rank, GError **error)
+{
+  if (ctx->engine == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: the processes are not set yet (call pti_context_set_processes first)", what);
+    return FALSE;
+  }
+  if (ctx->evaluated) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: the workload was already evaluated", what);
+    return FALSE;
+  }
+  guint n = pti_engine_n_procs (ctx->engine);
+  if (rank >= n) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: rank %u out of range (%u processes: ranks 0 to %u)", what, rank, n, n - 1);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && rud != NULL, FALSE);
+  if (!check_rank (ctx, "use", rank, error))
+    return FALSE;
+  const PtiModelInstance *cpu = pti_engine_cpu (ctx->engine, rank);
+  const RudForm *form = NULL;
+  for (guint i = 0; i < rud->n_forms && form == NULL; i++)
+    if (rud->forms[i].desc == cpu->desc)
+      form = &rud->forms[i];
+  if (G_UNLIKELY (form == NULL)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: RUD '%s' was made by another context", rank, rud->name);
+    return FALSE;
+  }
+  pti_symbols_set (ctx->symbols, ctx->slot_rank, rank);
+  double seconds;
+  if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, ctx->symbols, &seconds,
+                                          error))) {
+    g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
+    return FALSE;
+  }
+  if (G_UNLIKELY (rud->id == NO_RUD_ID)) {
+    rud->id = ctx->ruds->len;
+    g_ptr_array_add (ctx->ruds, pti_rud_ref (rud));
+  }
+  pti_engine_add_compute (ctx->engine, rank, seconds, rud->id);
+  return TRUE;
+}
+
+gboolean
+pti_use_xml (PtiContext *ctx, guint rank, const char *xml, GError **error)
+{
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, NULL, xml, error);
+  return rud != NULL && pti_use (ctx, rank, rud, error);
+}
+
+static gboolean
+check_message (const PtiContext *ctx, const char *what, guint rank, const char *peer_role,
+               guint peer, gint tag, GError **error)
+{
+  if (!check_rank (ctx, what, rank, error))
+    return FALSE;
+  guint n = pti_engine_n_procs (ctx->engine);
+  if (peer >= n) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s on rank %u: %s rank %u out of range (%u processes: ranks 0 to %u)",
+                 what, rank, peer_role, peer, n, n - 1);
+    return FALSE;
+  }
+  if (tag < 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s on rank %u: tag %d must be >= 0",
+                 what, rank, tag);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
+{
+  return check_message (ctx, "send", rank, "destination", dst, tag, error)
+         && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag, error);
+}
+
+gboolean
+pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag, GError **error)
+{
+  return check_message (ctx, "recv", rank, "source", src, tag, error)
+         && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag, error);
+}
+
+gboolean
+pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError **error)
+{
+  return check_rank (ctx, what, rank, error);
+}
+
+gboolean
+pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error)
+{
+  return pti_engine_add_send (ctx->engine, rank, dst, bytes, PTI_COLLECTIVE_TAG, error);
+}
+
+gboolean
+pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error)
+{
+  return pti_engine_add_recv (ctx->engine, rank, src, bytes, PTI_COLLECTIVE_TAG, error);
+}
+
+/* ---- evaluation -------------------------------------------------------------- */
+
+void
+pti_context_set_trace (PtiContext *ctx, const char *path)
+{
+  g_free (ctx->trace_path);
+  ctx->trace_path = g_strdup (path);
+}
+
+/* -D names the workload never declared are mistakes, not silently ignored. */
+static gboolean
+check_overrides_used (PtiContext *ctx, GError **error)
+{
+  g_autoptr (GPtrArray) unused = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, ctx->overrides);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (!g_hash_table_contains (ctx->declared, key))
+      g_ptr_array_add (unused, key);
+  if (unused->len == 0)
+    return TRUE;
+  g_ptr_array_sort (unused, (GCompareFunc) g_strcmp0);
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint i = 0; i < ctx->param_names->len; i++)
+    g_string_append_printf (names, "%s%s", i ? ", " : "", (char *) g_ptr_array_index (ctx->param_names, i));
+  g_set_error (error, PTI_ERROR, PTI_ERROR_USAGE,
+               "-D %s: workload '%s' has no such parameter (its parameters: %s)",
+               *(char **) unused->pdata, ctx->workload_name, names->len ? names->str : "none");
+  return FALSE;
+}
+
+static char *
+format_number (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.15g", v));
+}
+
+static gboolean
+write_trace (PtiContext *ctx, GError **error)
+{
+  g_autoptr (PtiTraceWriter) w = pti_trace_writer_open (ctx->trace_path, error);
+  if (w == NULL)
+    return FALSE;
+
+  guint np = ctx->param_names->len;
+  g_autofree PtiTraceParam *params = g_new0 (PtiTraceParam, np + 1);
+  g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < np; i++) {
+    params[i].name = g_ptr_array_index (ctx->param_names, i);
+    char *v = format_number (pti_context_get_param (ctx, params[i].name));
+    g_ptr_array_add (strings, v);
+    params[i].value = v;
+  }
+  GPtrArray *inst = ctx->system->instances;
+  g_autofree PtiTraceModel *models = g_new0 (PtiTraceModel, inst->len + 1);
+  g_autoptr (GArray) records = g_array_new (FALSE, TRUE, sizeof (PtiTraceRecordType));
+  g_autoptr (GPtrArray) seen = g_ptr_array_new ();
+  for (guint i = 0; i < inst->len; i++) {
+    const PtiModelInstance *mi = g_ptr_array_index (inst, i);
+    models[i] = (PtiTraceModel) { mi->desc->name, mi->owner };
+    if (mi->desc->records == NULL || g_ptr_array_find (seen, mi->desc, NULL))
+      continue;
+    g_ptr_array_add (seen, (gpointer) mi->desc);
+    for (const PtiTraceRecordDesc *r = mi->desc->records; r->name != NULL; r++) {
+      PtiTraceRecordType t = { mi->desc->name, mi->desc->records_namespace, r->name, r->fields,
+                               r->description };
+      g_array_append_val (records, t);
+    }
+  }
+  guint n = pti_engine_n_procs (ctx->engine);
+  g_autofree PtiTraceProcess *procs = g_new0 (PtiTraceProcess, n);
+  for (guint r = 0; r < n; r++) {
+    char *where = pti_system_describe_processor (ctx->system, r);
+    g_ptr_array_add (strings, where);
+    procs[r] = (PtiTraceProcess) { r, where };
+  }
+  g_autofree char *generator = g_strdup_printf ("pti %s", PTI_VERSION);
+  PtiTraceHeader h = {
+    .system_name = ctx->system->name,
+    .system_file = ctx->system->path,
+    .workload_name = ctx->workload_name,
+    .workload_file = ctx->workload_file,
+    .generator = generator,
+    .params = params, .n_params = np,
+    .models = models, .n_models = inst->len,
+    .records = (PtiTraceRecordType *) records->data, .n_records = records->len,
+    .processes = procs, .n_processes = n,
+  };
+  g_autofree const char **names = g_new0 (const char *, ctx->ruds->len + 1);
+  for (guint i = 0; i < ctx->ruds->len; i++)
+    names[i] = ((PtiRud *) g_ptr_array_index (ctx->ruds, i))->name;
+  return pti_trace_writer_header (w, &h, error)
+         && pti_engine_write_events (ctx->engine, w, names, error)
+         && pti_trace_writer_commit (w, error);
+}
+
+gboolean
+pti_evaluate (PtiContext *ctx, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (ctx->evaluated) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "the workload was already evaluated");
+    return FALSE;
+  }
+  if (!check_overrides_used (ctx, error))
+    return FALSE;
+  if (ctx->engine == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "workload '%s' declares no processes", ctx->workload_name);
+    return FALSE;
+  }
+  ctx->evaluated = TRUE;
+  if (!pti_engine_run (ctx->engine, error))
+    return FALSE;
+  return ctx->trace_path == NULL || write_trace (ctx, error);
+}
+
+double
+pti_result_time (const PtiContext *ctx)
+{
+  return ctx->engine && ctx->evaluated ? pti_engine_predicted_time (ctx->engine) : NAN;
+}
+
+guint64
+pti_result_events (const PtiContext *ctx)
+{
+  return ctx->engine ? pti_engine_n_events (ctx->engine) : 0;
+}
+
+gboolean
+pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
+{
+  if (ctx->engine == NULL || !ctx->evaluated || rank >= pti_engine_n_procs (ctx->engine))
+    return FALSE;
+  PtiTraceProcessSummary s;
+  pti_engine_process_summary (ctx->engine, rank, &s);
+  *out = (PtiProcessResult) { .end = s.end, .compute = s.compute, .comm = s.comm,
+                              .wait = s.wait, .events = s.events };
+  return TRUE;
+}
+
+const char *
+pti_wsl_system_name (const PtiContext *ctx)
+{
+  return ctx->system->name;
+}
