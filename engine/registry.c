@@ -98,7 +98,8 @@ check_header (guint32 abi_version, guint32 struct_size, const char *origin, GErr
 {
   if (abi_version != PTI_HMI_ABI_VERSION)
     return refuse (error, origin,
-                   "built for HMI ABI %u, this pti speaks ABI %u; rebuild the model against this pti",
+                   "built for HMI ABI %u, this pti speaks ABI %u; "
+                   "rebuild the model against this pti",
                    abi_version, PTI_HMI_ABI_VERSION);
   if (struct_size > sizeof (PtiModelDesc))
     return refuse (error, origin,
@@ -147,7 +148,8 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
       return refuse (error, origin, "model '%s': cpu ops version %u, this pti speaks %u",
                      name, ops->version, PTI_CPU_OPS_VERSION);
     if (ops->rud_compile == NULL || ops->rud_free == NULL || ops->cost == NULL)
-      return refuse (error, origin, "model '%s': cpu ops need rud_compile, rud_free and cost", name);
+      return refuse (error, origin, "model '%s': cpu ops need rud_compile, rud_free and cost",
+                     name);
     if (desc->net != NULL)
       return refuse (error, origin, "model '%s' is of kind cpu but also sets net ops", name);
   } else if (strcmp (desc->kind, "network") == 0) {
@@ -160,7 +162,8 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
     if (ops->send_overhead == NULL || ops->recv_overhead == NULL || ops->eager_limit == NULL
         || ops->transfer == NULL)
       return refuse (error, origin,
-                     "model '%s': net ops need send_overhead, recv_overhead, eager_limit and transfer",
+                     "model '%s': net ops need send_overhead, recv_overhead, eager_limit "
+                     "and transfer",
                      name);
     if (desc->cpu != NULL)
       return refuse (error, origin, "model '%s' is of kind network but also sets cpu ops", name);
@@ -171,7 +174,8 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
 
   if (desc->records != NULL && desc->records[0].name != NULL && desc->records_namespace == NULL)
     return refuse (error, origin,
-                   "model '%s' declares trace records but no records_namespace to put them in", name);
+                   "model '%s' declares trace records but no records_namespace to put them in",
+                   name);
   return TRUE;
 }
 
@@ -220,7 +224,8 @@ load_module (PtiRegistry *registry, const char *path, GError **error)
   gpointer symbol = NULL;
   if (!g_module_symbol (module, PTI_MODEL_ENTRY_SYMBOL, &symbol) || symbol == NULL) {
     g_module_close (module);
-    return refuse (error, path, "not a pti model: it has no symbol '%s' (define it with PTI_MODEL_DEFINE)",
+    return refuse (error, path,
+                   "not a pti model: it has no symbol '%s' (define it with PTI_MODEL_DEFINE)",
                    PTI_MODEL_ENTRY_SYMBOL);
   }
 
@@ -521,7 +526,8 @@ pti_registry_print_info (const PtiRegistry *registry, const char *name, GString 
     g_string_append_printf (out, "  %s\n", p->name);
     if (p->unit != NULL)
       g_string_append_printf (out, "      unit:    %s\n", p->unit);
-    g_string_append_printf (out, "      default: %s\n", p->default_value ? p->default_value : "required");
+    g_string_append_printf (out, "      default: %s\n",
+                            p->default_value ? p->default_value : "required");
     if (p->description != NULL)
       g_string_append_printf (out, "      %s\n", p->description);
   }

@@ -110,8 +110,12 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
                  GError **error)
 {
   xmlSchema *schema = pti_registry_schema (ld->registry, desc, error);
-  if (schema == NULL)
+  if (schema == NULL) {
+    /* The model's fault, but say where it was needed. */
+    g_prefix_error (error, "%s:%ld: <%s>: ", ld->sys->path, xmlGetLineNo (el),
+                    (const char *) el->name);
     return NULL;
+  }
   g_autofree char *what = g_strdup_printf ("model %s", desc->name);
   if (!pti_xml_validate_element (schema, el, what, error))
     return NULL;
@@ -220,7 +224,8 @@ uint_attr (const xmlNode *el, const char *attr, guint64 fallback, guint64 max, g
   }
   g_strstrip (text);
   if (!g_ascii_string_to_unsigned (text, 10, 1, max, out, NULL))
-    return pti_node_error (error, el, "%s=\"%s\" must be a whole number from 1 to %" G_GUINT64_FORMAT,
+    return pti_node_error (error, el,
+                           "%s=\"%s\" must be a whole number from 1 to %" G_GUINT64_FORMAT,
                            attr, text, max);
   return TRUE;
 }
@@ -307,13 +312,16 @@ parse_ranges (const xmlNode *el, const char *attr, const char *text, GArray *spa
     Span s;
     if (dash != NULL)
       *dash = '\0';
+    const char *hi = dash ? dash + 1 : parts[i];
     if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXUINT32, &s.lo, NULL)
-        || !g_ascii_string_to_unsigned (dash ? dash + 1 : parts[i], 10, 1, G_MAXUINT32, &s.hi, NULL))
+        || !g_ascii_string_to_unsigned (hi, 10, 1, G_MAXUINT32, &s.hi, NULL))
       return pti_node_error (error, el,
-                             "%s=\"%s\": expected numbers from 1 to %u, as \"3\", \"1-16\" or \"1-4,9-12\"",
+                             "%s=\"%s\": expected numbers from 1 to %u, "
+                             "as \"3\", \"1-16\" or \"1-4,9-12\"",
                              attr, text, G_MAXUINT32);
     if (s.hi < s.lo)
-      return pti_node_error (error, el, "%s=\"%s\": the range %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+      return pti_node_error (error, el,
+                             "%s=\"%s\": the range %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
                              " goes down; write ranges from low to high", attr, text, s.lo, s.hi);
     g_array_append_val (spans, s);
     *total += s.hi - s.lo + 1;
@@ -394,7 +402,8 @@ load_connect (Loader *ld, xmlNode *el, GError **error)
   if (computer == NULL || nodes == NULL || network == NULL || ports == NULL)
     return pti_node_error (error, el,
                            "a <connect> needs computer, nodes, network and ports, e.g. "
-                           "<connect computer=\"pc_node\" nodes=\"1-16\" network=\"myrinet\" ports=\"1-16\"/>");
+                           "<connect computer=\"pc_node\" nodes=\"1-16\" "
+                           "network=\"myrinet\" ports=\"1-16\"/>");
 
   guint ci = GPOINTER_TO_UINT (g_hash_table_lookup (ld->computers, computer));
   if (ci == 0) {

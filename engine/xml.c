@@ -35,8 +35,20 @@ first_error_clear (FirstError *fe)
 #define PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING \
                        | XML_PARSE_NOERROR | XML_PARSE_BIG_LINES)
 
+/* libxml2 gives a DTD node no line: find the declaration in the text. */
+static long
+doctype_line (const char *text, gsize len)
+{
+  const char *p = g_strstr_len (text, len, "<!DOCTYPE");
+  long line = 1;
+  for (const char *c = text; p != NULL && c < p; c++)
+    line += *c == '\n';
+  return line;
+}
+
 static xmlDoc *
-check_parsed (xmlParserCtxt *ctxt, xmlDoc *doc, const char *name, GError **error)
+check_parsed (xmlParserCtxt *ctxt, xmlDoc *doc, const char *text, gsize len, const char *name,
+              GError **error)
 {
   if (doc == NULL || !ctxt->wellFormed) {
     const xmlError *err = xmlCtxtGetLastError (ctxt);
@@ -51,11 +63,10 @@ check_parsed (xmlParserCtxt *ctxt, xmlDoc *doc, const char *name, GError **error
     return NULL;
   }
   if (doc->intSubset != NULL || doc->extSubset != NULL) {
-    xmlDtd *dtd = doc->intSubset ? doc->intSubset : doc->extSubset;
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "%s:%ld: a DOCTYPE declaration is not allowed here "
                  "(entities are never expanded and external files never read)",
-                 name, xmlGetLineNo ((xmlNode *) dtd) > 0 ? xmlGetLineNo ((xmlNode *) dtd) : 1L);
+                 name, doctype_line (text, len));
     xmlFreeDoc (doc);
     return NULL;
   }
@@ -90,7 +101,7 @@ pti_xml_read_file (const char *path, GError **error)
     return NULL;
   }
   xmlDoc *doc = xmlCtxtReadMemory (ctxt, contents, (int) len, path, NULL, PARSE_OPTIONS);
-  doc = check_parsed (ctxt, doc, path, error);
+  doc = check_parsed (ctxt, doc, contents, len, path, error);
   xmlFreeParserCtxt (ctxt);
   return doc;
 }
@@ -110,7 +121,7 @@ pti_xml_read_memory (const char *text, gssize len, const char *name, GError **er
     return NULL;
   }
   xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, name, NULL, PARSE_OPTIONS);
-  doc = check_parsed (ctxt, doc, name, error);
+  doc = check_parsed (ctxt, doc, text, (gsize) len, name, error);
   xmlFreeParserCtxt (ctxt);
   return doc;
 }

@@ -996,6 +996,14 @@ pti_expr_is_constant (const PtiExpr *expr, double *value)
   return expr->constant;
 }
 
+const guint *
+pti_expr_slots (const PtiExpr *expr, guint *n)
+{
+  g_return_val_if_fail (expr != NULL && n != NULL, NULL);
+  *n = expr->nslots;
+  return expr->slots;
+}
+
 const char *
 pti_expr_text (const PtiExpr *expr)
 {

@@ -73,7 +73,7 @@ get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
                gboolean unit_required, double *out, GError **error)
 {
   const xmlNode *child = required_child (parent, name, error);
-  double v;
+  double v = 0;
   if (child == NULL || !node_number (child, &v, error))
     return FALSE;
   xmlChar *unit = xmlGetProp (child, (const xmlChar *) "unit");
@@ -130,7 +130,7 @@ pti_config_get_bytes (const xmlNode *parent, const char *name, guint64 *bytes, G
   static const UnitFactor units[] = {
     { "B", 1.0 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "KB", 1e3 }, { "MB", 1e6 },
     { NULL, 0 } };
-  double v;
+  double v = 0;
   if (!get_with_unit (parent, name, units, FALSE, &v, error))
     return FALSE;
   if (v < 0 || v > 1e18 || v != floor (v))

@@ -14,9 +14,19 @@
 #include <math.h>
 #include <string.h>
 
+/* A RUD compiled for one CPU model, with the last price it got: a use whose
+ * instance and parameter values (those the model says the price depends on)
+ * are the same as last time reuses that price instead of re-evaluating the
+ * RUD.  Workloads repeat the same use with the same values most of the time
+ * (every k-block of a Sweep3D angle block, for instance). */
 typedef struct {
   const PtiModelDesc *desc;
   gpointer compiled;
+  const guint *slots;    /* NULL if the model cannot say: price every use */
+  guint n_slots;
+  double *last_values;   /* n_slots values of the last priced use */
+  gconstpointer last_instance;
+  double last_price;
 } RudForm;
 
 struct _PtiRud {
@@ -258,7 +268,12 @@ pti_rud_new_from_node (PtiContext *ctx, const char *name, const xmlNode *node, G
       pti_rud_unref (rud);
       return NULL;
     }
-    rud->forms[rud->n_forms++] = (RudForm) { desc, compiled };
+    RudForm *form = &rud->forms[rud->n_forms++];
+    *form = (RudForm) { .desc = desc, .compiled = compiled };
+    if (desc->cpu->rud_slots != NULL) {
+      form->slots = desc->cpu->rud_slots (compiled, &form->n_slots);
+      form->last_values = g_new (double, MAX (form->n_slots, 1));
+    }
   }
   return rud;
 }
@@ -288,8 +303,10 @@ pti_rud_unref (PtiRud *rud)
 {
   if (rud == NULL || !g_atomic_int_dec_and_test (&rud->ref))
     return;
-  for (guint i = 0; i < rud->n_forms; i++)
+  for (guint i = 0; i < rud->n_forms; i++) {
     rud->forms[i].desc->cpu->rud_free (rud->forms[i].compiled);
+    g_free (rud->forms[i].last_values);
+  }
   g_free (rud->name);
   g_free (rud->device);
   g_free (rud);
@@ -324,6 +341,32 @@ check_rank (const PtiContext *ctx, const char *what, guint rank, GError **error)
   return TRUE;
 }
 
+static inline gboolean
+form_price_reusable (const RudForm *form, gconstpointer instance, const PtiSymbols *symbols,
+                     double *price)
+{
+  if (form->slots == NULL || form->last_instance != instance)
+    return FALSE;
+  const double *values = pti_symbols_values (symbols);
+  for (guint i = 0; i < form->n_slots; i++)
+    if (values[form->slots[i]] != form->last_values[i])   /* NaN never matches */
+      return FALSE;
+  *price = form->last_price;
+  return TRUE;
+}
+
+static inline void
+form_price_remember (RudForm *form, gconstpointer instance, const PtiSymbols *symbols, double price)
+{
+  if (form->slots == NULL)
+    return;
+  const double *values = pti_symbols_values (symbols);
+  for (guint i = 0; i < form->n_slots; i++)
+    form->last_values[i] = values[form->slots[i]];
+  form->last_instance = instance;
+  form->last_price = price;
+}
+
 gboolean
 pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
 {
@@ -331,7 +374,7 @@ pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
   if (!check_rank (ctx, "use", rank, error))
     return FALSE;
   const PtiModelInstance *cpu = pti_engine_cpu (ctx->engine, rank);
-  const RudForm *form = NULL;
+  RudForm *form = NULL;
   for (guint i = 0; i < rud->n_forms && form == NULL; i++)
     if (rud->forms[i].desc == cpu->desc)
       form = &rud->forms[i];
@@ -342,10 +385,14 @@ pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
   }
   pti_symbols_set (ctx->symbols, ctx->slot_rank, rank);
   double seconds;
-  if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, ctx->symbols, &seconds,
-                                          error))) {
-    g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
-    return FALSE;
+  if (!form_price_reusable (form, cpu->state, ctx->symbols, &seconds)) {
+    if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, ctx->symbols, &seconds,
+                                            error))) {
+      g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
+      form->last_instance = NULL;
+      return FALSE;
+    }
+    form_price_remember (form, cpu->state, ctx->symbols, seconds);
   }
   if (G_UNLIKELY (rud->id == NO_RUD_ID)) {
     rud->id = ctx->ruds->len;

@@ -371,6 +371,8 @@ typedef struct {
   guint64 used[MASK_WORDS];     /* codes the RUD uses */
   Origin first_use[N_CODES];    /* where each used code first appears */
   char *url;                    /* document of the RUD, for errors */
+  guint *slots;                 /* every slot any expression reads (rud_slots) */
+  guint n_slots;
 } Compiled;
 
 static void
@@ -387,7 +389,43 @@ impl_rud_free (gpointer compiled)
   g_free (c->terms);
   g_free (c->dyn);
   g_free (c->url);
+  g_free (c->slots);
   g_free (c);
+}
+
+static void
+add_slots (GArray *all, const PtiExpr *e)
+{
+  guint n;
+  const guint *slots = e ? pti_expr_slots (e, &n) : NULL;
+  for (guint i = 0; slots && i < n; i++) {
+    gboolean seen = FALSE;
+    for (guint j = 0; j < all->len && !seen; j++)
+      seen = g_array_index (all, guint, j) == slots[i];
+    if (!seen)
+      g_array_append_val (all, slots[i]);
+  }
+}
+
+/* The parameters a price depends on: those of every iter, exprob and count. */
+static void
+collect_slots (Compiled *c)
+{
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint32 i = 0; i < c->n_blocks; i++)
+    add_slots (all, c->blocks[i].factor);
+  for (guint32 i = 0; i < c->n_dyn; i++)
+    add_slots (all, c->dyn[i].count);
+  c->n_slots = all->len;
+  c->slots = (guint *) g_array_free (all, FALSE);
+}
+
+static const guint *
+impl_rud_slots (gconstpointer compiled, guint *n_slots)
+{
+  const Compiled *c = compiled;
+  *n_slots = c->n_slots;
+  return c->slots;
 }
 
 /* ---- compiling ---------------------------------------------------------- */
@@ -918,6 +956,7 @@ impl_rud_compile (const xmlNode *rud, PtiSymbols *symbols, GError **error)
   memcpy (c->used, cx.used, sizeof c->used);
   memcpy (c->first_use, cx.first_use, sizeof c->first_use);
   c->url = g_strdup (rud->doc && rud->doc->URL ? (const char *) rud->doc->URL : "?");
+  collect_slots (c);
   return c;
 }
 
@@ -1056,6 +1095,7 @@ static const PtiCpuOps clc_ops = {
   .rud_compile = impl_rud_compile,
   .rud_free = impl_rud_free,
   .cost = impl_cost,
+  .rud_slots = impl_rud_slots,
 };
 
 const PtiModelDesc pti_model_cpu_clc = {

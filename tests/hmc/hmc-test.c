@@ -17,7 +17,7 @@ hmc_test_init (int *argc, char ***argv)
     { "--models-good", &hmc_dirs.good },
     { "--models-badabi", &hmc_dirs.badabi },
     { "--models-nosym", &hmc_dirs.nosym },
-    { "--models-clash", &hmc_dirs.clash },
+    { "--models-extra", &hmc_dirs.extra },
   };
   char **args = *argv;
   int kept = 1;

@@ -12,12 +12,12 @@ typedef struct {
   const char *good;        /* libpti-model-example.so */
   const char *badabi;      /* a model built for HMI ABI 99 */
   const char *nosym;       /* a shared object without the entry point */
-  const char *clash;       /* another model configured by <example_cpu> */
+  const char *extra;       /* example-clash (<example_cpu> too), example-badschema */
 } HmcModelDirs;
 
 extern HmcModelDirs hmc_dirs;
 
-/* Takes --models-good/-badabi/-nosym/-clash DIR out of argv, then
+/* Takes --models-good/-badabi/-nosym/-extra DIR out of argv, then
  * g_test_init; makes the scratch folder. */
 void hmc_test_init (int *argc, char ***argv);
 /* Runs the tests, removes the scratch folder. */

@@ -119,7 +119,8 @@ test_check_desc_refuses (void)
     Breaker breaker;
     const char *expect;
   } cases[] = {
-    { break_abi, "built for HMI ABI 99, this pti speaks ABI 1; rebuild the model against this pti" },
+    { break_abi, "built for HMI ABI 99, this pti speaks ABI 1; "
+                 "rebuild the model against this pti" },
     { break_too_big, "more than the" },
     { break_too_small, "fewer than the" },
     { break_no_name, "has no name" },
@@ -338,7 +339,8 @@ test_refuse_abi (void)
   g_autofree char *so = g_build_filename (hmc_dirs.badabi, "libpti-model-badabi.so", NULL);
   g_autofree char *prefix = g_strdup_printf ("%s: ", so);
   hmc_assert_error (error, PTI_ERROR_MODEL, prefix,
-                    "built for HMI ABI 99, this pti speaks ABI 1; rebuild the model against this pti",
+                    "built for HMI ABI 99, this pti speaks ABI 1; "
+                    "rebuild the model against this pti",
                     NULL);
 
   /* Through the environment, after a good folder, the same. */
@@ -407,17 +409,17 @@ test_refuse_duplicate (void)
   g_autofree char *path = g_strdup_printf ("%s:%s", hmc_dirs.good, dir);
   g_autoptr (PtiRegistry) reg = pti_registry_new (path, &error);
   g_assert_null (reg);
-  g_autofree char *expect = g_strdup_printf ("model 'example-cpu' from %s is already provided by %s",
-                                             copy, orig);
+  g_autofree char *expect = g_strdup_printf (
+    "model 'example-cpu' from %s is already provided by %s", copy, orig);
   hmc_assert_error (error, PTI_ERROR_MODEL, expect, NULL);
   g_remove (copy);
 
   /* Another name, but the same HMC element. */
   g_clear_error (&error);
-  g_autofree char *path2 = g_strdup_printf ("%s:%s", hmc_dirs.good, hmc_dirs.clash);
+  g_autofree char *path2 = g_strdup_printf ("%s:%s", hmc_dirs.good, hmc_dirs.extra);
   g_autoptr (PtiRegistry) reg2 = pti_registry_new (path2, &error);
   g_assert_null (reg2);
-  g_autofree char *clash = g_build_filename (hmc_dirs.clash, "libpti-model-clash.so", NULL);
+  g_autofree char *clash = g_build_filename (hmc_dirs.extra, "libpti-model-clash.so", NULL);
   g_autofree char *expect2 = g_strdup_printf (
     "model 'example-clash' from %s is configured by <example_cpu>, the element of model "
     "'example-cpu' from %s", clash, orig);
@@ -425,9 +427,38 @@ test_refuse_duplicate (void)
 
   /* Alone, the clashing model is fine. */
   g_clear_error (&error);
-  g_autoptr (PtiRegistry) reg3 = pti_registry_new (hmc_dirs.clash, &error);
+  g_autoptr (PtiRegistry) reg3 = pti_registry_new (hmc_dirs.extra, &error);
   g_assert_no_error (error);
   g_assert_nonnull (pti_registry_find (reg3, "example-clash"));
+}
+
+/* A model whose schema does not declare its element loads, but its schema
+ * is refused at first use, naming the model and the element. */
+static void
+test_refuse_schema (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiRegistry) reg = pti_registry_new (hmc_dirs.extra, &error);
+  g_assert_no_error (error);
+  const PtiModelDesc *bad = pti_registry_find (reg, "example-badschema");
+  g_assert_nonnull (bad);
+  g_assert_null (pti_registry_schema (reg, bad, &error));
+  hmc_assert_error (error, PTI_ERROR_MODEL, "schema of model example-badschema: ",
+                    "does not declare the global element <example_badschema>", NULL);
+
+  /* And so is an HMC file that uses it, before the model sees anything. */
+  g_clear_error (&error);
+  g_autofree char *path = hmc_write ("badschema.xml",
+    "<system name=\"s\">\n"
+    "  <computer name=\"pc\">\n"
+    "    <example_badschema><op unit=\"ns\">1</op></example_badschema>\n"
+    "  </computer>\n"
+    "</system>\n");
+  g_autoptr (PtiSystem) sys = pti_system_load (path, reg, &error);
+  g_assert_null (sys);
+  g_autofree char *where = g_strdup_printf ("%s:3: <example_badschema>: schema of model "
+                                            "example-badschema: does not declare", path);
+  hmc_assert_error (error, PTI_ERROR_MODEL, where, NULL);
 }
 
 int
@@ -437,7 +468,7 @@ main (int argc, char **argv)
   g_assert_nonnull (hmc_dirs.good);
   g_assert_nonnull (hmc_dirs.badabi);
   g_assert_nonnull (hmc_dirs.nosym);
-  g_assert_nonnull (hmc_dirs.clash);
+  g_assert_nonnull (hmc_dirs.extra);
   g_unsetenv ("PTI_MODEL_PATH");
 
   g_test_add_func ("/registry/check-desc/accepts", test_check_desc_accepts);
@@ -450,5 +481,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/so/refuse-nosym", test_refuse_nosym);
   g_test_add_func ("/registry/so/refuse-unloadable", test_refuse_unloadable);
   g_test_add_func ("/registry/so/refuse-duplicate", test_refuse_duplicate);
+  g_test_add_func ("/registry/so/refuse-schema", test_refuse_schema);
   return hmc_test_run ();
 }

@@ -110,6 +110,15 @@ PTI_API gboolean pti_expr_check (const PtiExpr *expr, const PtiSymbols *symbols,
 /** pti_expr_is_constant: Returns: TRUE (and the value) if @expr reads no slot. */
 PTI_API gboolean pti_expr_is_constant (const PtiExpr *expr, double *value);
 
+/**
+ * pti_expr_slots:
+ * @n: (out): how many
+ *
+ * Returns: (transfer none): the slots @expr reads, in order of first
+ * appearance; its value depends on nothing else.
+ */
+PTI_API const guint *pti_expr_slots (const PtiExpr *expr, guint *n);
+
 /** pti_expr_text: Returns: (transfer none): the source text. */
 PTI_API const char *pti_expr_text (const PtiExpr *expr);
 

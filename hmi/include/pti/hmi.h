@@ -184,7 +184,7 @@ typedef struct {
  * many times with the current parameter values (stage 1 of the evaluation).
  */
 typedef struct {
-  guint32 version; /* PTI_CPU_OPS_VERSION */
+  guint32 version; /* PTI_CPU_OPS_VERSION; a version-1 table has every field below */
   /* Compile a `<rud device="cpu">` element.  Names used in expressions are
    * interned in @symbols.  Called once per RUD, never per event.
    * Returns (transfer full) an opaque compiled form, or NULL with @error. */
@@ -197,6 +197,12 @@ typedef struct {
    * non-finite result), which it must name. */
   gboolean (*cost) (gconstpointer instance, gconstpointer compiled,
                     const PtiSymbols *values, double *seconds, GError **error);
+  /* Optional (NULL: every use is priced).  The slots whose values, with the
+   * instance's configuration, fully determine cost(): the engine reuses the
+   * last price of @compiled on an instance while none of them has changed,
+   * which saves re-evaluating a RUD in the many uses that repeat it.
+   * (transfer none), valid as long as @compiled. */
+  const guint *(*rud_slots) (gconstpointer compiled, guint *n_slots);
 } PtiCpuOps;
 #define PTI_CPU_OPS_VERSION 1u
 
@@ -254,7 +260,9 @@ typedef struct {
   gsize instance_size;             /* bytes the engine allocates (zeroed) per configured instance */
   /* Read the validated configuration element into @instance. */
   gboolean (*configure) (gpointer instance, const xmlNode *config, GError **error);
-  /* Free what configure allocated (not @instance itself).  May be NULL. */
+  /* Free what configure allocated (not @instance itself).  Called for every
+   * instance, also after a configure that failed part-way (the instance
+   * started zero-filled, so clear what is set).  May be NULL. */
   void (*finalize) (gpointer instance);
   const PtiCpuOps *cpu;            /* kind "cpu" */
   const PtiNetOps *net;            /* kind "network" */

@@ -6,14 +6,22 @@
  * Model: every element of a CPU RUD costs <op> seconds; the RUD is compiled
  * once into that count.
  *
- * Built a second time with EXAMPLE_CLASH (tests/hmc/models-clash) it takes
- * another name but the same HMC element, which the loader must refuse. */
+ * Built again in tests/hmc/models-extra as two broken variants:
+ * EXAMPLE_CLASH takes another name but the same HMC element, which the
+ * loader must refuse when both are on the model path; EXAMPLE_BADSCHEMA is
+ * configured by an element its schema does not declare, which must be
+ * refused when an HMC file uses it. */
 #include <pti/hmi.h>
 
-#ifdef EXAMPLE_CLASH
+#if defined(EXAMPLE_CLASH)
 #define EXAMPLE_NAME "example-clash"
+#define EXAMPLE_ELEMENT "example_cpu"
+#elif defined(EXAMPLE_BADSCHEMA)
+#define EXAMPLE_NAME "example-badschema"
+#define EXAMPLE_ELEMENT "example_badschema"
 #else
 #define EXAMPLE_NAME "example-cpu"
+#define EXAMPLE_ELEMENT "example_cpu"
 #endif
 
 typedef struct {
@@ -93,7 +101,7 @@ static const PtiModelDesc example_cpu = {
   .struct_size = sizeof (PtiModelDesc),
   .name = EXAMPLE_NAME,
   .kind = "cpu",
-  .config_element = "example_cpu",
+  .config_element = EXAMPLE_ELEMENT,
   .summary = "test model: a fixed cost per RUD element",
   .description = "cost = op x (number of elements in the RUD)",
   .config_schema = example_cpu_xsd,

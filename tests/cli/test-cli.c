@@ -1,0 +1,890 @@
+/* ptieval and sweep3d end to end: the programs are spawned the way a user runs
+ * them (environment of tests/meson.build: $PTIEVAL, $SWEEP3D,
+ * $PTI_SCHEMA_DIR, $PTI_SOURCE_ROOT), and every case checks the exit status
+ * (0 ok, 2 usage, 3 invalid input, 1 other) and the message on stderr, which
+ * must name the culprit: file and line, element, expression, rank.
+ *
+ * Bad inputs run with data/ as the working directory and relative file
+ * names, so messages are checked exactly as a user sees them.  Sweep3D runs
+ * in the source root on configs/pc_cluster.xml and wsl/examples/sweep3d.xml.
+ *
+ * Assertions are non-fatal: one wrong message does not hide the others.
+ * Under a sanitizer build any AddressSanitizer, LeakSanitizer or UBSan
+ * report of a child fails the case. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+
+enum { EXIT_OK = 0, EXIT_OTHER = 1, EXIT_USAGE = 2, EXIT_INVALID = 3 };
+
+/* Small parameters for Sweep3D (4 ranks, 640 events). */
+static const char *const SMALL[] = { "-D", "iterations=1", "-D", "npe_i=2", "-D", "npe_j=2",
+                                     "-D", "kt=20", NULL };
+/* An asymmetric grid: 3 x 2 ranks, two k-blocks of different sizes (10 + 5). */
+static const char *const ASYMMETRIC[] = { "-D", "iterations=2", "-D", "npe_i=3", "-D", "npe_j=2",
+                                          "-D", "kt=15", "-D", "it=7", "-D", "jt=5", NULL };
+
+static const char *ptieval, *sweep3d, *source_root, *schema_dir;
+static char *data_dir;
+
+/* ---- failing without stopping ------------------------------------------ */
+
+/* Fails the current case with a message that may span lines: every line goes
+ * to the log as a TAP comment, the first one is the case's failure reason. */
+G_GNUC_PRINTF (1, 2) static void
+failf (const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strchomp (g_strdup_vprintf (format, ap));
+  va_end (ap);
+  g_auto (GStrv) lines = g_strsplit (msg, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_test_message ("%s%s", i ? "    " : "", lines[i]);
+  g_test_fail_printf ("%s", lines[0]);
+}
+
+/* ---- running a program ------------------------------------------------- */
+
+typedef struct {
+  int status;      /* exit status; 128 + signal if killed */
+  char *out, *err;
+  double seconds;  /* wall time of the child */
+  char *command;   /* for messages */
+} Run;
+
+static void
+run_free (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+  g_free (r->command);
+  g_free (r);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Run, run_free)
+
+/* Runs @program in @cwd with the arguments of @pre (may be NULL), then the
+ * NULL-terminated variable arguments. */
+static Run *
+run_v (const char *cwd, const char *program, const char *const *pre, va_list ap)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) program);
+  for (; pre && *pre; pre++)
+    g_ptr_array_add (argv, (gpointer) *pre);
+  for (const char *a = va_arg (ap, const char *); a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  g_ptr_array_add (argv, NULL);
+
+  Run *r = g_new0 (Run, 1);
+  g_autofree char *base = g_path_get_basename (program);
+  g_autofree char *args = g_strjoinv (" ", (char **) argv->pdata + 1);
+  r->command = g_strdup_printf ("(cd %s && %s %s)", cwd, base, args);
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok = g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                              &r->out, &r->err, &wait_status, &error);
+  r->seconds = (g_get_monotonic_time () - t0) / 1e6;
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  if (WIFEXITED (wait_status))
+    r->status = WEXITSTATUS (wait_status);
+  else if (WIFSIGNALED (wait_status))
+    r->status = 128 + WTERMSIG (wait_status);
+  else
+    r->status = -1;
+  if (r->out == NULL)
+    r->out = g_strdup ("");
+  if (r->err == NULL)
+    r->err = g_strdup ("");
+  if (strstr (r->err, "AddressSanitizer") || strstr (r->err, "LeakSanitizer")
+      || strstr (r->err, "runtime error:"))
+    failf ("%s: sanitizer report:\n%s", r->command, r->err);
+  return r;
+}
+
+static Run *
+run_in (const char *cwd, const char *program, ...)
+{
+  va_list ap;
+  va_start (ap, program);
+  Run *r = run_v (cwd, program, NULL, ap);
+  va_end (ap);
+  return r;
+}
+
+/* ptieval in data/. */
+static Run *
+ptieval_data (const char *first, ...)
+{
+  const char *pre[] = { first, NULL };
+  va_list ap;
+  va_start (ap, first);
+  Run *r = run_v (data_dir, ptieval, first ? pre : NULL, ap);
+  va_end (ap);
+  return r;
+}
+
+/* @program in the source root with the -D options @params, then the rest. */
+static Run *
+run_sweep (const char *program, const char *const *params, ...)
+{
+  va_list ap;
+  va_start (ap, params);
+  Run *r = run_v (source_root, program, params, ap);
+  va_end (ap);
+  return r;
+}
+
+/* Checks the exit status, and that stderr holds every one of the
+ * NULL-terminated substrings. */
+static void
+expect (const Run *r, int status, ...)
+{
+  if (r->status != status)
+    failf ("%s: exit status %d, expected %d; stderr:\n%s", r->command, r->status,
+                        status, r->err);
+  va_list ap;
+  va_start (ap, status);
+  for (const char *s = va_arg (ap, const char *); s != NULL; s = va_arg (ap, const char *))
+    if (strstr (r->err, s) == NULL)
+      failf ("%s: stderr lacks \"%s\"; it is:\n%s", r->command, s, r->err);
+  va_end (ap);
+}
+
+static void
+expect_lacks (const Run *r, const char *s)
+{
+  if (strstr (r->err, s) != NULL || strstr (r->out, s) != NULL)
+    failf ("%s: output contains \"%s\":\nstdout:\n%s\nstderr:\n%s", r->command, s,
+                        r->out, r->err);
+}
+
+/* ---- a tiny JSON reader ------------------------------------------------ */
+
+/* The number after "key": in the top-level object of --json (the part
+ * before "per_process", which repeats some keys); NAN if absent. */
+static double
+json_number (const char *json, const char *key)
+{
+  g_autofree char *top = g_strdup (json);
+  char *pp = strstr (top, "\"per_process\"");
+  if (pp != NULL)
+    *pp = '\0';
+  g_autofree char *quoted = g_regex_escape_string (key, -1);
+  g_autofree char *pattern = g_strdup_printf (
+    "[{,]\\s*\"%s\"\\s*:\\s*(-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?)\\s*[,}]", quoted);
+  g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, NULL);
+  g_autoptr (GMatchInfo) m = NULL;
+  if (!g_regex_match (re, top, 0, &m))
+    return NAN;
+  g_autofree char *num = g_match_info_fetch (m, 1);
+  return g_ascii_strtod (num, NULL);
+}
+
+/* The count of "key": occurrences inside per_process. */
+static guint
+json_count (const char *json, const char *key)
+{
+  const char *pp = strstr (json, "\"per_process\"");
+  g_autofree char *needle = g_strdup_printf ("\"%s\":", key);
+  guint n = 0;
+  for (const char *p = pp ? pp : json; (p = strstr (p, needle)) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* ---- Sweep3D's event count in closed form ------------------------------ */
+
+typedef struct {
+  double npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations;
+} SweepParams;
+
+static SweepParams
+sweep_params (const char *const *defines)
+{
+  SweepParams p = { 4, 4, 50, 50, 200, 10, 6, 3, 12 };   /* sweep3d.xml's defaults */
+  for (; defines && defines[0]; defines += 2) {
+    g_auto (GStrv) kv = g_strsplit (defines[1], "=", 2);
+    double v = g_ascii_strtod (kv[1], NULL);
+    struct { const char *name; double *value; } map[] = {
+      { "npe_i", &p.npe_i }, { "npe_j", &p.npe_j }, { "it", &p.it }, { "jt", &p.jt },
+      { "kt", &p.kt }, { "mk", &p.mk }, { "mm", &p.mm }, { "mmi", &p.mmi },
+      { "iterations", &p.iterations },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+      if (strcmp (kv[0], map[i].name) == 0)
+        *map[i].value = v;
+  }
+  return p;
+}
+
+/* Events of the whole run, from the structure in sweep3d.xml's header
+ * comment.  Every message is two events (its send and its receive), every
+ * <use> one.  With P = npe_i * npe_j, mmo = mm / mmi, kb = ceil(kt / mk):
+ *
+ *   per iteration
+ *     sweep messages   M_iter = 8 * mmo * kb * [npe_j (npe_i - 1) + npe_i (npe_j - 1)]
+ *                      (each octant crosses every E/W and N/S link once per block)
+ *     uses             P * (1 source + 8 * mmo * (1 angle_setup + kb blocks) + 1 flux_err)
+ *     collectives      2 allreduce = 2 * 2(P - 1) messages
+ *   once
+ *     4 bcast          4 * (P - 1) messages (binomial tree)
+ *     3 barrier        3 * 2(P - 1) messages (0 bytes)
+ *     8 allreduce      8 * 2(P - 1) messages (reduce + bcast)
+ *     balance          P uses
+ *
+ *   events = iterations * (2 M_iter + P (2 + 8 mmo (1 + kb)) + 8 (P - 1))
+ *            + 2 * (4 + 6 + 16) (P - 1) + P
+ *
+ * Defaults (P = 16, mmo = 2, kb = 20): M_iter = 320 * 24 = 7680; per
+ * iteration 15360 + 16 * 338 + 120 = 20888; 12 iterations 250656; plus
+ * 52 * 15 + 16 = 796: 251,452. */
+static guint64
+sweep_events (SweepParams p)
+{
+  double P = p.npe_i * p.npe_j, mmo = p.mm / p.mmi, kb = ceil (p.kt / p.mk);
+  double m_iter = 8 * mmo * kb * (p.npe_j * (p.npe_i - 1) + p.npe_i * (p.npe_j - 1));
+  double per_iteration = 2 * m_iter + P * (2 + 8 * mmo * (1 + kb)) + 8 * (P - 1);
+  return (guint64) (p.iterations * per_iteration + 52 * (P - 1) + P);
+}
+
+/* ---- 1-7: bad input names the culprit ---------------------------------- */
+
+static void
+test_malformed_system (void)
+{
+  g_autoptr (Run) r = ptieval_data ("bad-malformed-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_INVALID,
+          "ptieval: error: bad-malformed-system.xml:7: malformed XML: ",
+          "Opening and ending tag mismatch: computer line 4 and network", NULL);
+}
+
+static void
+test_malformed_workload (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bad-malformed-workload.xml", NULL);
+  expect (r, EXIT_INVALID, "ptieval: error: bad-malformed-workload.xml:7: malformed XML: ",
+          "send", NULL);
+}
+
+static void
+test_schema_system (void)
+{
+  g_autoptr (Run) r = ptieval_data ("bad-schema-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_INVALID, "bad-schema-system.xml:5: does not follow hmc.xsd: ",
+          "Element 'computer', attribute 'count': 'abc' is not a valid value", NULL);
+}
+
+static void
+test_schema_workload (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bad-schema-workload.xml", NULL);
+  expect (r, EXIT_INVALID, "bad-schema-workload.xml:7: does not follow workload.xsd: ",
+          "Element 'sendd': This element is not expected.", NULL);
+}
+
+static void
+test_unknown_opcode (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bad-opcode.xml", NULL);
+  expect (r, EXIT_INVALID, "bad-opcode.xml:5: <rud>: RUD 'work' (model cpu-clc): ",
+          "bad-opcode.xml:7: <compute>: unknown operation code 'MFLD' (nearest: MFDL, MFSL, MFDG)",
+          NULL);
+}
+
+static void
+test_unbound_parameter (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bad-unbound.xml", NULL);
+  expect (r, EXIT_INVALID,
+          "bad-unbound.xml:8: <bcast bytes=\"nbytes * 2\">: unbound parameter 'nbytes' "
+          "in expression 'nbytes * 2'", NULL);
+}
+
+static void
+test_unknown_model_element (void)
+{
+  g_autoptr (Run) r = ptieval_data ("bad-model-element.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_INVALID,
+          "bad-model-element.xml:5: <cpu_cls>: not a known model configuration element",
+          "known: cpu_clc (cpu-clc), net_simple (net-simple)", NULL);
+}
+
+static void
+test_model_info_unknown (void)
+{
+  g_autoptr (Run) r = ptieval_data ("--model-info", "nosuch", NULL);
+  expect (r, EXIT_INVALID,
+          "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, net-simple", NULL);
+  g_assert_cmpstr (r->out, ==, "");
+}
+
+static void
+test_rank_out_of_range (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bad-range.xml", NULL);
+  expect (r, EXIT_INVALID,
+          "bad-range.xml:7: <send>: send on rank 0: destination rank 2 out of range "
+          "(2 processes: ranks 0 to 1)", NULL);
+}
+
+/* Both ranks compute 10 us and then receive: stuck at 10 us. */
+static void
+test_deadlock (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "deadlock.xml", NULL);
+  expect (r, EXIT_INVALID,
+          "ptieval: error: deadlock at simulated time 0.000010000 s: 2 of 2 ranks cannot finish",
+          "rank 0: blocked since 0.000010000 s in recv from rank 1, tag 5, 100 bytes",
+          "rank 1: blocked since 0.000010000 s in recv from rank 0, tag 6, 200 bytes", NULL);
+  g_assert_cmpstr (r->out, ==, "");
+}
+
+/* ---- 8: hostile XML ---------------------------------------------------- */
+
+/* The DOCTYPE of @file (on @line) is refused before anything is expanded:
+ * quickly, without a trace of the entities' text. */
+static void
+expect_doctype_refused (const Run *r, const char *file, int line)
+{
+  g_autofree char *where = g_strdup_printf ("%s:%d: ", file, line);
+  expect (r, EXIT_INVALID, where, "DOCTYPE", NULL);
+  expect_lacks (r, "lollol");
+  expect_lacks (r, "root:");
+  if (r->seconds > 1.0)
+    failf ("%s took %.2f s", r->command, r->seconds);
+}
+
+static void
+test_bomb_system (void)
+{
+  g_autoptr (Run) r = ptieval_data ("bomb-system.xml", "pingpong.xml", NULL);
+  expect_doctype_refused (r, "bomb-system.xml", 4);
+}
+
+static void
+test_bomb_workload (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "bomb-workload.xml", NULL);
+  expect_doctype_refused (r, "bomb-workload.xml", 4);
+}
+
+static void
+test_external_entity_system (void)
+{
+  g_autoptr (Run) r = ptieval_data ("xxe-system.xml", "pingpong.xml", NULL);
+  expect_doctype_refused (r, "xxe-system.xml", 3);
+}
+
+static void
+test_external_entity_workload (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "xxe-workload.xml", NULL);
+  expect_doctype_refused (r, "xxe-workload.xml", 3);
+}
+
+/* The same entity referenced from an attribute value. */
+static void
+test_external_entity_attribute (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "xxe-attribute.xml", NULL);
+  expect_doctype_refused (r, "xxe-attribute.xml", 3);
+}
+
+/* ---- 9: usage ---------------------------------------------------------- */
+
+static void
+test_usage_no_arguments (void)
+{
+  g_autoptr (Run) r = ptieval_data (NULL, NULL);
+  expect (r, EXIT_USAGE, "ptieval: error: expected SYSTEM.xml WORKLOAD.xml (see --help)", NULL);
+  g_autoptr (Run) s = run_in (data_dir, sweep3d, NULL);
+  expect (s, EXIT_USAGE, "sweep3d: error: expected SYSTEM.xml (see --help)", NULL);
+  g_autoptr (Run) t = ptieval_data ("tiny-system.xml", NULL);
+  expect (t, EXIT_USAGE, "expected SYSTEM.xml WORKLOAD.xml", NULL);
+  g_autoptr (Run) u = ptieval_data ("tiny-system.xml", "pingpong.xml", "pingpong.xml", NULL);
+  expect (u, EXIT_USAGE, "expected SYSTEM.xml WORKLOAD.xml", NULL);
+}
+
+static void
+test_usage_unknown_option (void)
+{
+  g_autoptr (Run) r = ptieval_data ("--frobnicate", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_USAGE, "ptieval: error: Unknown option --frobnicate (see --help)", NULL);
+  g_autoptr (Run) s = run_in (data_dir, sweep3d, "--frobnicate", "tiny-system.xml", NULL);
+  expect (s, EXIT_USAGE, "Unknown option --frobnicate", NULL);
+}
+
+static void
+test_usage_define_novalue (void)
+{
+  g_autoptr (Run) r = ptieval_data ("-D", "novalue", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_USAGE, "ptieval: error: -D novalue: expected NAME=VALUE", NULL);
+  g_autoptr (Run) s = ptieval_data ("-D", "=5", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (s, EXIT_USAGE, "-D =5: expected NAME=VALUE", NULL);
+}
+
+static void
+test_usage_define_unknown (void)
+{
+  g_autoptr (Run) r = ptieval_data ("-D", "nosuch=1", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_USAGE, "nosuch", "workload 'pingpong' has no such parameter",
+          "(its parameters: bytes)", NULL);
+  const char *const def[] = { "-D", "nosuch=1", NULL };
+  g_autoptr (Run) s = run_sweep (sweep3d, def, "configs/pc_cluster.xml", NULL);
+  expect (s, EXIT_USAGE, "nosuch", "workload 'sweep3d' has no such parameter",
+          "(its parameters: npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations)", NULL);
+  g_autoptr (Run) t = run_sweep (ptieval, def, "configs/pc_cluster.xml",
+                                 "wsl/examples/sweep3d.xml", NULL);
+  expect (t, EXIT_USAGE, "nosuch", "workload 'sweep3d' has no such parameter",
+          "(its parameters: npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations)", NULL);
+}
+
+static void
+test_usage_missing_file (void)
+{
+  g_autoptr (Run) r = ptieval_data ("no-such-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_INVALID, "ptieval: error: no-such-system.xml: cannot read", NULL);
+  g_autoptr (Run) s = ptieval_data ("tiny-system.xml", "no-such-workload.xml", NULL);
+  expect (s, EXIT_INVALID, "ptieval: error: no-such-workload.xml: cannot read", NULL);
+  g_autoptr (Run) t = run_in (data_dir, sweep3d, "no-such-system.xml", NULL);
+  expect (t, EXIT_INVALID, "sweep3d: error: no-such-system.xml: cannot read", NULL);
+}
+
+/* ---- 10: a trace that cannot be written -------------------------------- */
+
+static char *
+make_tmp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("pti-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+static guint
+count_entries (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  if (d != NULL) {
+    while (g_dir_read_name (d) != NULL)
+      n++;
+    g_dir_close (d);
+  }
+  return n;
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (d != NULL) {
+    const char *name;
+    while ((name = g_dir_read_name (d)) != NULL) {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      remove_tree (child);
+    }
+    g_dir_close (d);
+  }
+  g_remove (path);
+}
+
+static void
+test_trace_no_directory (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *missing = g_build_filename (tmp, "no-such-dir", NULL);
+  g_autofree char *trace = g_build_filename (missing, "trace.xml", NULL);
+  g_autoptr (Run) r = ptieval_data ("-o", trace, "tiny-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_OTHER, trace, NULL);
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (trace, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_entries (tmp), ==, 0);
+
+  /* The C form, the same way. */
+  const char *const out[] = { "-o", trace, NULL };
+  g_autoptr (Run) s = run_sweep (sweep3d, out, "-D", "iterations=1", "configs/pc_cluster.xml",
+                                 NULL);
+  expect (s, EXIT_OTHER, trace, NULL);
+  g_assert_cmpuint (count_entries (tmp), ==, 0);
+  remove_tree (tmp);
+}
+
+/* ---- 11, 13: Sweep3D two ways, --json ---------------------------------- */
+
+/* Runs both forms with @params and --json; checks they agree with each
+ * other and with the closed form.  Returns the workload-file form's JSON. */
+static char *
+sweep_both (const char *const *params)
+{
+  g_autoptr (Run) file = run_sweep (ptieval, params, "configs/pc_cluster.xml",
+                                    "wsl/examples/sweep3d.xml", "--json", NULL);
+  g_autoptr (Run) prog = run_sweep (sweep3d, params, "configs/pc_cluster.xml", "--json", NULL);
+  expect (file, EXIT_OK, NULL);
+  expect (prog, EXIT_OK, NULL);
+  g_test_message ("%s: %.3f s; %s: %.3f s", file->command, file->seconds, prog->command,
+                  prog->seconds);
+
+  double t_file = json_number (file->out, "predicted_time_s");
+  double t_prog = json_number (prog->out, "predicted_time_s");
+  double e_file = json_number (file->out, "events");
+  double e_prog = json_number (prog->out, "events");
+  g_assert_false (isnan (t_file));
+  g_assert_cmpfloat (t_file, >, 0);
+  /* Identical: the same events priced by the same models, in the same
+   * order, printed with 12 significant digits. */
+  g_assert_cmpfloat (t_file, ==, t_prog);
+  g_assert_cmpfloat (e_file, ==, e_prog);
+  g_assert_cmpfloat (json_number (file->out, "processes"), ==,
+                     json_number (prog->out, "processes"));
+  SweepParams p = sweep_params (params);
+  g_assert_cmpfloat (e_file, ==, (double) sweep_events (p));
+  g_assert_cmpfloat (json_number (file->out, "processes"), ==, p.npe_i * p.npe_j);
+
+  /* Per rank too: everything but the measured figures must match. */
+  g_autoptr (GRegex) re = g_regex_new ("\"(wall_s|build_s|evaluate_s|events_per_s|"
+                                       "peak_rss_bytes|system|workload)\": [^,]*,", 0, 0, NULL);
+  g_autofree char *a = g_regex_replace_literal (re, file->out, -1, 0, "", 0, NULL);
+  g_autofree char *b = g_regex_replace_literal (re, prog->out, -1, 0, "", 0, NULL);
+  g_assert_cmpstr (a, ==, b);
+  return g_strdup (file->out);
+}
+
+static void
+test_sweep3d_small (void)
+{
+  g_autofree char *json = sweep_both (SMALL);
+  g_assert_cmpfloat (json_number (json, "events"), ==, 640);
+}
+
+static void
+test_sweep3d_asymmetric (void)
+{
+  g_autofree char *json = sweep_both (ASYMMETRIC);
+  g_assert_cmpfloat (json_number (json, "processes"), ==, 6);
+}
+
+/* The paper's case: 16 ranks, 200^3 cells, 12 iterations. */
+static void
+test_sweep3d_defaults (void)
+{
+  g_autofree char *json = sweep_both (NULL);
+  g_assert_cmpfloat (json_number (json, "events"), ==, 251452);
+  g_assert_cmpuint (sweep_events (sweep_params (NULL)), ==, 251452);
+}
+
+static void
+test_json (void)
+{
+  g_autoptr (Run) r = run_sweep (ptieval, NULL, "configs/pc_cluster.xml",
+                                 "wsl/examples/sweep3d.xml", "--json", NULL);
+  expect (r, EXIT_OK, NULL);
+  g_assert_cmpstr (r->err, ==, "");
+  const char *o = r->out;
+  /* One object on one line. */
+  g_assert_true (g_str_has_prefix (o, "{"));
+  g_assert_true (g_str_has_suffix (o, "}\n"));
+  g_assert_true (strchr (o, '\n') == o + strlen (o) - 1);
+  const char *keys[] = { "predicted_time_s", "events", "processes", "wall_s", "events_per_s",
+                         "peak_rss_bytes" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (isnan (json_number (o, keys[i])))
+      failf ("--json lacks a number \"%s\": %s", keys[i], o);
+  g_assert_nonnull (strstr (o, "\"per_process\": ["));
+  double t = json_number (o, "predicted_time_s");
+  g_assert_cmpfloat (t, >, 1);
+  g_assert_cmpfloat (t, <, 1e4);
+  g_assert_cmpfloat (json_number (o, "events"), ==, 251452);
+  g_assert_cmpfloat (json_number (o, "processes"), ==, 16);
+  g_assert_cmpfloat (json_number (o, "wall_s"), >, 0);
+  g_assert_cmpfloat (json_number (o, "wall_s"), <=, r->seconds);
+  g_assert_cmpfloat (json_number (o, "events_per_s"), >, 0);
+  g_assert_cmpfloat (json_number (o, "peak_rss_bytes"), >, 1 << 20);
+  g_assert_cmpfloat (json_number (o, "peak_rss_bytes"), <, 4.0 * (1 << 30));
+  /* One entry per rank. */
+  g_assert_cmpuint (json_count (o, "rank"), ==, 16);
+  g_assert_cmpuint (json_count (o, "end_s"), ==, 16);
+  g_assert_cmpuint (json_count (o, "events"), ==, 16);
+  g_assert_nonnull (strstr (o, "{\"rank\": 15, \"end_s\": "));
+}
+
+/* ---- 12: traces -------------------------------------------------------- */
+
+static char *
+read_text (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+static const char *
+xmllint (void)
+{
+  static char *path;
+  if (path == NULL) {
+    path = g_find_program_in_path ("xmllint");
+    g_assert_nonnull (path);
+  }
+  return path;
+}
+
+/* xmllint --noout --nonet --schema @xsd @file */
+static void
+expect_valid (const char *xsd, const char *file)
+{
+  g_autoptr (Run) r = run_in (source_root, xmllint (), "--noout", "--nonet", "--schema", xsd, file,
+                              NULL);
+  expect (r, EXIT_OK, "validates", NULL);
+}
+
+/* From <events> on: the header names the workload file in the file form. */
+static const char *
+events_part (const char *trace)
+{
+  const char *e = strstr (trace, "<events>");
+  return e ? e : "(no <events>)";
+}
+
+static void
+test_traces (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *xsd = g_build_filename (schema_dir, "trace.xsd", NULL);
+  const char *names[] = { "file1.xml", "file2.xml", "prog1.xml", "prog2.xml" };
+  char *paths[4];
+  for (guint i = 0; i < 4; i++) {
+    paths[i] = g_build_filename (tmp, names[i], NULL);
+    const char *const out[] = { "-o", paths[i], NULL };
+    g_autoptr (Run) r = i < 2
+      ? run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "wsl/examples/sweep3d.xml",
+                   out[0], out[1], NULL)
+      : run_sweep (sweep3d, SMALL, "configs/pc_cluster.xml", out[0], out[1], NULL);
+    expect (r, EXIT_OK, NULL);
+    g_assert_true (strstr (r->out, "predicted time: ") != NULL);
+    expect_valid (xsd, paths[i]);
+  }
+  g_autofree char *file1 = read_text (paths[0]);
+  g_autofree char *file2 = read_text (paths[1]);
+  g_autofree char *prog1 = read_text (paths[2]);
+  g_autofree char *prog2 = read_text (paths[3]);
+  /* Byte-identical between runs. */
+  g_assert_cmpstr (file1, ==, file2);
+  g_assert_cmpstr (prog1, ==, prog2);
+  /* The two forms: the same events and summary. */
+  g_assert_nonnull (strstr (file1, "<events>"));
+  g_assert_cmpstr (events_part (file1), ==, events_part (prog1));
+  /* 640 events, from the trace's own summary. */
+  g_assert_nonnull (strstr (file1, "<summary predicted_time=\""));
+  g_assert_nonnull (strstr (file1, "\" events=\"640\">"));
+  /* The headers differ only in the workload's file. */
+  g_assert_nonnull (strstr (file1, "<workload name=\"sweep3d\" file=\"wsl/examples/sweep3d.xml\"/>"));
+  g_assert_nonnull (strstr (prog1, "<workload name=\"sweep3d\"/>"));
+  for (guint i = 0; i < 4; i++)
+    g_free (paths[i]);
+  remove_tree (tmp);
+}
+
+/* ---- 14: information options ------------------------------------------- */
+
+static void
+test_list_models (void)
+{
+  g_autoptr (Run) r = ptieval_data ("--list-models", NULL);
+  expect (r, EXIT_OK, NULL);
+  g_autoptr (GRegex) cpu = g_regex_new ("^cpu-clc +cpu +<cpu_clc> ", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) net = g_regex_new ("^net-simple +network +<net_simple> ", G_REGEX_MULTILINE,
+                                        0, NULL);
+  if (!g_regex_match (cpu, r->out, 0, NULL) || !g_regex_match (net, r->out, 0, NULL))
+    failf ("--list-models:\n%s", r->out);
+  g_autoptr (Run) s = run_in (data_dir, sweep3d, "--list-models", NULL);
+  expect (s, EXIT_OK, NULL);
+  g_assert_cmpstr (s->out, ==, r->out);
+}
+
+static void
+test_model_info (void)
+{
+  g_autoptr (Run) r = ptieval_data ("--model-info", "cpu-clc", NULL);
+  expect (r, EXIT_OK, NULL);
+  const char *want[] = { "cpu-clc - ", "HMC element: <cpu_clc>", "Parameters (children of <cpu_clc>):",
+                         "@unit", "MFDL", "LFOR", "ARF4" };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (strstr (r->out, want[i]) == NULL)
+      failf ("--model-info cpu-clc lacks \"%s\":\n%s", want[i], r->out);
+  g_autoptr (Run) n = ptieval_data ("--model-info", "net-simple", NULL);
+  expect (n, EXIT_OK, NULL);
+  const char *want_net[] = { "HMC element: <net_simple>", "latency", "bandwidth", "send_overhead",
+                             "recv_overhead", "eager_limit" };
+  for (guint i = 0; i < G_N_ELEMENTS (want_net); i++)
+    if (strstr (n->out, want_net[i]) == NULL)
+      failf ("--model-info net-simple lacks \"%s\":\n%s", want_net[i], n->out);
+}
+
+static void
+test_help (void)
+{
+  const char *programs[] = { ptieval, sweep3d };
+  for (guint i = 0; i < 2; i++) {
+    g_autoptr (Run) r = run_in (data_dir, programs[i], "--help", NULL);
+    expect (r, EXIT_OK, NULL);
+    const char *want[] = { "Usage:", "-D, --define=NAME=VALUE", "--json", "-o, --output=FILE",
+                           "--list-models", "--model-info", "Exit status: 0 ok, 2 usage error, 3" };
+    for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+      if (strstr (r->out, want[k]) == NULL)
+        failf ("%s lacks \"%s\":\n%s", r->command, want[k], r->out);
+  }
+  g_autoptr (Run) v = ptieval_data ("--version", NULL);
+  expect (v, EXIT_OK, NULL);
+  g_assert_true (g_str_has_prefix (v->out, "ptieval (pti "));
+}
+
+/* ---- 15: a ping-pong by hand ------------------------------------------- */
+
+/* One round trip of 1000 bytes on tiny-system.xml: each way
+ * o_s 2 + L 10 + 1000 B / (100 MB/s) 10 + o_r 3 = 25 us; 50 us in all. */
+static void
+test_pingpong (void)
+{
+  g_autoptr (Run) r = ptieval_data ("tiny-system.xml", "pingpong.xml", NULL);
+  expect (r, EXIT_OK, NULL);
+  g_assert_cmpstr (r->err, ==, "");
+  const char *want[] = { "workload pingpong.xml on system tiny (tiny-system.xml)\n",
+                         "\npredicted time: 0.000050000 s\n", "\nevents: 4, processes: 2\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (strstr (r->out, want[i]) == NULL)
+      failf ("summary lacks \"%s\":\n%s", want[i], r->out);
+  /* Rank 1 receives at 25 us and is done sending at 27 us. */
+  g_autoptr (GRegex) rank1 = g_regex_new ("^ +1 +0\\.000027000 ", G_REGEX_MULTILINE, 0, NULL);
+  g_assert_true (g_regex_match (rank1, r->out, 0, NULL));
+
+  /* A 2000-byte message adds 10 us each way; -D is an expression. */
+  g_autoptr (Run) s = ptieval_data ("-D", "bytes=2 * 1000", "tiny-system.xml", "pingpong.xml",
+                                    "--json", NULL);
+  expect (s, EXIT_OK, NULL);
+  g_assert_cmpfloat (fabs (json_number (s->out, "predicted_time_s") - 70e-6), <, 1e-12);
+  g_assert_cmpfloat (json_number (s->out, "events"), ==, 4);
+}
+
+/* ---- schemas: the shipped files ---------------------------------------- */
+
+/* Every *.xml of @subdir (of the source root) against @xsd. */
+static void
+validate_all (const char *subdir, const char *xsd_name, guint at_least)
+{
+  g_autofree char *dir = g_build_filename (source_root, subdir, NULL);
+  g_autofree char *xsd = g_build_filename (schema_dir, xsd_name, NULL);
+  g_autoptr (GError) error = NULL;
+  GDir *d = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  guint n = 0;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL) {
+    if (!g_str_has_suffix (name, ".xml"))
+      continue;
+    g_autofree char *file = g_build_filename (subdir, name, NULL);
+    g_test_message ("%s against %s", file, xsd_name);
+    expect_valid (xsd, file);
+    n++;
+  }
+  g_dir_close (d);
+  g_assert_cmpuint (n, >=, at_least);
+}
+
+static void
+test_xsd_configs (void)
+{
+  validate_all ("configs", "hmc.xsd", 1);
+}
+
+static void
+test_xsd_examples (void)
+{
+  validate_all ("wsl/examples", "workload.xsd", 1);
+}
+
+/* The test data that should be valid is, and the bad files are bad for the
+ * reason they claim (not by accident). */
+static void
+test_xsd_data (void)
+{
+  g_autofree char *hmc = g_build_filename (schema_dir, "hmc.xsd", NULL);
+  g_autofree char *workload = g_build_filename (schema_dir, "workload.xsd", NULL);
+  const char *valid_hmc[] = { "tiny-system.xml", "bad-model-element.xml" };
+  const char *valid_workload[] = { "pingpong.xml", "bad-opcode.xml", "bad-unbound.xml",
+                                   "bad-range.xml", "deadlock.xml" };
+  for (guint i = 0; i < G_N_ELEMENTS (valid_hmc); i++) {
+    g_autoptr (Run) r = run_in (data_dir, xmllint (), "--noout", "--nonet", "--schema", hmc,
+                                valid_hmc[i], NULL);
+    expect (r, EXIT_OK, "validates", NULL);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (valid_workload); i++) {
+    g_autoptr (Run) r = run_in (data_dir, xmllint (), "--noout", "--nonet", "--schema", workload,
+                                valid_workload[i], NULL);
+    expect (r, EXIT_OK, "validates", NULL);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_set_nonfatal_assertions ();
+
+  ptieval = g_getenv ("PTIEVAL");
+  sweep3d = g_getenv ("SWEEP3D");
+  source_root = g_getenv ("PTI_SOURCE_ROOT");
+  schema_dir = g_getenv ("PTI_SCHEMA_DIR");
+  if (!ptieval || !sweep3d || !source_root || !schema_dir) {
+    g_printerr ("test-cli: run through meson test (needs PTIEVAL, SWEEP3D, PTI_SOURCE_ROOT, "
+                "PTI_SCHEMA_DIR)\n");
+    return 77;
+  }
+  data_dir = g_test_build_filename (G_TEST_DIST, "cli", "data", NULL);
+
+  g_test_add_func ("/cli/malformed/system", test_malformed_system);
+  g_test_add_func ("/cli/malformed/workload", test_malformed_workload);
+  g_test_add_func ("/cli/schema/system", test_schema_system);
+  g_test_add_func ("/cli/schema/workload", test_schema_workload);
+  g_test_add_func ("/cli/invalid/unknown-opcode", test_unknown_opcode);
+  g_test_add_func ("/cli/invalid/unbound-parameter", test_unbound_parameter);
+  g_test_add_func ("/cli/invalid/unknown-model-element", test_unknown_model_element);
+  g_test_add_func ("/cli/invalid/model-info-unknown", test_model_info_unknown);
+  g_test_add_func ("/cli/invalid/rank-out-of-range", test_rank_out_of_range);
+  g_test_add_func ("/cli/invalid/deadlock", test_deadlock);
+  g_test_add_func ("/cli/hostile/entity-bomb/system", test_bomb_system);
+  g_test_add_func ("/cli/hostile/entity-bomb/workload", test_bomb_workload);
+  g_test_add_func ("/cli/hostile/external-entity/system", test_external_entity_system);
+  g_test_add_func ("/cli/hostile/external-entity/workload", test_external_entity_workload);
+  g_test_add_func ("/cli/hostile/external-entity/attribute", test_external_entity_attribute);
+  g_test_add_func ("/cli/usage/no-arguments", test_usage_no_arguments);
+  g_test_add_func ("/cli/usage/unknown-option", test_usage_unknown_option);
+  g_test_add_func ("/cli/usage/define-novalue", test_usage_define_novalue);
+  g_test_add_func ("/cli/usage/define-unknown", test_usage_define_unknown);
+  g_test_add_func ("/cli/usage/missing-file", test_usage_missing_file);
+  g_test_add_func ("/cli/trace/no-directory", test_trace_no_directory);
+  g_test_add_func ("/cli/sweep3d/small", test_sweep3d_small);
+  g_test_add_func ("/cli/sweep3d/asymmetric", test_sweep3d_asymmetric);
+  g_test_add_func ("/cli/sweep3d/defaults", test_sweep3d_defaults);
+  g_test_add_func ("/cli/trace/sweep3d", test_traces);
+  g_test_add_func ("/cli/json", test_json);
+  g_test_add_func ("/cli/info/list-models", test_list_models);
+  g_test_add_func ("/cli/info/model-info", test_model_info);
+  g_test_add_func ("/cli/info/help", test_help);
+  g_test_add_func ("/cli/pingpong", test_pingpong);
+  g_test_add_func ("/cli/xsd/configs", test_xsd_configs);
+  g_test_add_func ("/cli/xsd/examples", test_xsd_examples);
+  g_test_add_func ("/cli/xsd/data", test_xsd_data);
+
+  int rc = g_test_run ();
+  g_free (data_dir);
+  return rc;
+}
