@@ -118,6 +118,9 @@ struct _PtiEngine {
   gboolean ran;
   double predicted;
   guint64 n_events;
+  PtiProgressFunc progress;
+  gpointer progress_data;
+  guint64 progress_every;
 };
 
 /* ---- heap ------------------------------------------------------------- */
@@ -614,6 +617,26 @@ report_unreceived (PtiEngine *e, GError **error)
   return FALSE;
 }
 
+void
+pti_engine_set_progress (PtiEngine *e, PtiProgressFunc func, gpointer data, guint64 every)
+{
+  e->progress = func;
+  e->progress_data = data;
+  e->progress_every = MAX (every, 1);
+}
+
+/* Summing the cursors costs O(processes): fine every so many thousand steps. */
+static void
+report_progress (PtiEngine *e)
+{
+  guint64 done = 0, total = 0;
+  for (guint r = 0; r < e->n_procs; r++) {
+    done += e->procs[r].cursor;
+    total += e->procs[r].n;
+  }
+  e->progress (done, total, e->now, e->progress_data);
+}
+
 gboolean
 pti_engine_run (PtiEngine *e, GError **error)
 {
@@ -622,11 +645,18 @@ pti_engine_run (PtiEngine *e, GError **error)
   e->now = 0;
   for (guint r = 0; r < e->n_procs && e->error == NULL; r++)
     run_proc (e, r);
+  guint64 countdown = e->progress_every;
   while (e->heap_n > 0 && e->error == NULL) {
     Item it = heap_pop (e);
     e->now = it.t;
     handle (e, &it);
+    if (G_UNLIKELY (e->progress != NULL && --countdown == 0)) {
+      report_progress (e);
+      countdown = e->progress_every;
+    }
   }
+  if (e->progress != NULL && e->error == NULL)
+    report_progress (e);
   if (e->error != NULL) {
     g_propagate_error (error, g_steal_pointer (&e->error));
     return FALSE;

@@ -45,6 +45,11 @@ gboolean pti_engine_add_send (PtiEngine *engine, guint rank, guint dst, guint64 
 gboolean pti_engine_add_recv (PtiEngine *engine, guint rank, guint src, guint64 bytes, gint tag,
                               GError **error);
 
+/* Called from pti_engine_run about every @every resolved engine steps with
+ * the events resolved so far, the total, and the simulated time reached. */
+typedef void (*PtiProgressFunc) (guint64 done, guint64 total, double sim_time, gpointer data);
+void pti_engine_set_progress (PtiEngine *engine, PtiProgressFunc func, gpointer data, guint64 every);
+
 /* Stage 2.  Resolves every event in simulated-time order.  Deterministic:
  * ties are broken by insertion order.  Fails with PTI_ERROR_DEADLOCK naming
  * blocked ranks and their pending operations, or PTI_ERROR_INVALID for a

@@ -46,10 +46,27 @@ doctype_line (const char *text, gsize len)
   return line;
 }
 
+/* SAX internalSubset: a DOCTYPE stops the parser before its internal subset
+ * is read, so no entity is ever declared, let alone expanded. */
+static void
+stop_at_doctype (void *ctx, const xmlChar *name, const xmlChar *external_id,
+                 const xmlChar *system_id)
+{
+  xmlStopParser ((xmlParserCtxt *) ctx);
+}
+
 static xmlDoc *
 check_parsed (xmlParserCtxt *ctxt, xmlDoc *doc, const char *text, gsize len, const char *name,
               GError **error)
 {
+  if (ctxt->intSubName != NULL && ctxt->errNo == XML_ERR_USER_STOP) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s:%ld: a DOCTYPE declaration is not allowed here "
+                 "(entities are never expanded and external files never read)",
+                 name, doctype_line (text, len));
+    xmlFreeDoc (doc);
+    return NULL;
+  }
   if (doc == NULL || !ctxt->wellFormed) {
     const xmlError *err = xmlCtxtGetLastError (ctxt);
     if (err != NULL && err->message != NULL) {
@@ -91,19 +108,7 @@ pti_xml_read_file (const char *path, GError **error)
                  io_error->message);
     return NULL;
   }
-  if (len > G_MAXINT) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: file too large", path);
-    return NULL;
-  }
-  xmlParserCtxt *ctxt = xmlNewParserCtxt ();
-  if (ctxt == NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED, "out of memory");
-    return NULL;
-  }
-  xmlDoc *doc = xmlCtxtReadMemory (ctxt, contents, (int) len, path, NULL, PARSE_OPTIONS);
-  doc = check_parsed (ctxt, doc, contents, len, path, error);
-  xmlFreeParserCtxt (ctxt);
-  return doc;
+  return pti_xml_read_memory (contents, (gssize) len, path, error);
 }
 
 xmlDoc *
@@ -120,6 +125,7 @@ pti_xml_read_memory (const char *text, gssize len, const char *name, GError **er
     g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED, "out of memory");
     return NULL;
   }
+  ctxt->sax->internalSubset = stop_at_doctype;
   xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, name, NULL, PARSE_OPTIONS);
   doc = check_parsed (ctxt, doc, text, (gsize) len, name, error);
   xmlFreeParserCtxt (ctxt);
@@ -169,35 +175,34 @@ validation_error (FirstError *fe, const char *fallback_file, const char *what, G
   return FALSE;
 }
 
-gboolean
-pti_xml_validate_doc (xmlSchema *schema, xmlDoc *doc, const char *what, GError **error)
+/* Validate @doc, or only @element when it is set. */
+static gboolean
+validate (xmlSchema *schema, xmlDoc *doc, xmlNode *element, const char *what, GError **error)
 {
   FirstError fe = { 0 };
   xmlSchemaValidCtxt *vctxt = xmlSchemaNewValidCtxt (schema);
   xmlSchemaSetValidStructuredErrors (vctxt, (xmlStructuredErrorFunc) first_error_cb, &fe);
-  int rc = xmlSchemaValidateDoc (vctxt, doc);
+  int rc = element ? xmlSchemaValidateOneElement (vctxt, element) : xmlSchemaValidateDoc (vctxt, doc);
   xmlSchemaFreeValidCtxt (vctxt);
-  if (rc != 0)
-    return validation_error (&fe, (const char *) doc->URL, what, error);
-  first_error_clear (&fe);
-  return TRUE;
+  if (rc == 0) {
+    first_error_clear (&fe);
+    return TRUE;
+  }
+  if (fe.line == 0 && element != NULL)
+    fe.line = (int) xmlGetLineNo (element);
+  return validation_error (&fe, doc && doc->URL ? (const char *) doc->URL : "?", what, error);
+}
+
+gboolean
+pti_xml_validate_doc (xmlSchema *schema, xmlDoc *doc, const char *what, GError **error)
+{
+  return validate (schema, doc, NULL, what, error);
 }
 
 gboolean
 pti_xml_validate_element (xmlSchema *schema, xmlNode *element, const char *what, GError **error)
 {
-  FirstError fe = { 0 };
-  xmlSchemaValidCtxt *vctxt = xmlSchemaNewValidCtxt (schema);
-  xmlSchemaSetValidStructuredErrors (vctxt, (xmlStructuredErrorFunc) first_error_cb, &fe);
-  int rc = xmlSchemaValidateOneElement (vctxt, element);
-  xmlSchemaFreeValidCtxt (vctxt);
-  if (rc != 0) {
-    if (fe.line == 0)
-      fe.line = (int) xmlGetLineNo (element);
-    return validation_error (&fe, element->doc ? (const char *) element->doc->URL : "?", what, error);
-  }
-  first_error_clear (&fe);
-  return TRUE;
+  return validate (schema, element->doc, element, what, error);
 }
 
 char *

@@ -35,6 +35,7 @@
 #include <libxml/xmlwriter.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TRACE_NAMESPACE "urn:pti:trace:1"
@@ -357,14 +358,35 @@ pti_trace_writer_open (const char *path, GError **error)
   g_return_val_if_fail (path != NULL && path[0] != '\0', NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* The trace is renamed into place, which would replace a device, a FIFO or
+   * a symbolic link instead of writing through it: follow a link to the file
+   * it names, and refuse anything that is not a regular file. */
+  g_autofree char *real = NULL;
+  struct stat st;
+  if (lstat (path, &st) == 0) {
+    if (S_ISLNK (st.st_mode)) {
+      real = realpath (path, NULL);
+      if (real == NULL || stat (real, &st) != 0) {
+        g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
+                     "cannot write trace '%s': it is a symbolic link to nothing", path);
+        return NULL;
+      }
+    }
+    if (!S_ISREG (st.st_mode)) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
+                   "cannot write trace '%s': not a regular file (a trace is written to a "
+                   "temporary file and renamed into place)", path);
+      return NULL;
+    }
+  }
   PtiTraceWriter *w = g_new0 (PtiTraceWriter, 1);
-  w->path = g_strdup (path);
-  w->tmp_path = g_strdup_printf ("%s.tmp-XXXXXX", path);
+  w->path = g_strdup (real ? real : path);
+  w->tmp_path = g_strdup_printf ("%s.tmp-XXXXXX", w->path);
   w->fd = g_mkstemp_full (w->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
   if (w->fd < 0) {
     int saved = errno;
     g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
-                 "cannot create a temporary file for trace '%s': %s", path, g_strerror (saved));
+                 "cannot create a temporary file for trace '%s': %s", w->path, g_strerror (saved));
     g_free (w->tmp_path);
     w->tmp_path = NULL;
     pti_trace_writer_free (w);

@@ -35,6 +35,12 @@ typedef struct {
 
 int pti_driver_main (const PtiDriver *driver, int argc, char **argv);
 
+/* Progress of pti_evaluate (see pti_engine_set_progress); call after the
+ * processes are set.  Returns FALSE if they are not. */
+gboolean pti_wsl_set_progress (PtiContext *ctx, void (*func) (guint64 done, guint64 total,
+                                                             double sim_time, gpointer data),
+                               gpointer data, guint64 every);
+
 /* The loaded system's name, for the CLI driver. */
 const char *pti_wsl_system_name (const PtiContext *ctx);
 

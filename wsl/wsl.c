@@ -605,6 +605,15 @@ pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
   return TRUE;
 }
 
+gboolean
+pti_wsl_set_progress (PtiContext *ctx, PtiProgressFunc func, gpointer data, guint64 every)
+{
+  if (ctx->engine == NULL)
+    return FALSE;
+  pti_engine_set_progress (ctx->engine, func, data, every);
+  return TRUE;
+}
+
 const char *
 pti_wsl_system_name (const PtiContext *ctx)
 {

@@ -26,6 +26,10 @@ static const char *const SMALL[] = { "-D", "iterations=1", "-D", "npe_i=2", "-D"
 /* An asymmetric grid: 3 x 2 ranks, two k-blocks of different sizes (10 + 5). */
 static const char *const ASYMMETRIC[] = { "-D", "iterations=2", "-D", "npe_i=3", "-D", "npe_j=2",
                                           "-D", "kt=15", "-D", "it=7", "-D", "jt=5", NULL };
+/* A column of ranks (no E/W neighbours), one angle block of 6 angles, three
+ * k-blocks of 7, 7 and 6 planes. */
+static const char *const COLUMN[] = { "-D", "iterations=1", "-D", "npe_i=1", "-D", "npe_j=3",
+                                      "-D", "kt=20", "-D", "mk=7", "-D", "mmi=6", NULL };
 
 static const char *ptieval, *sweep3d, *source_root, *schema_dir;
 static char *data_dir;
@@ -146,13 +150,13 @@ static void
 expect (const Run *r, int status, ...)
 {
   if (r->status != status)
-    failf ("%s: exit status %d, expected %d; stderr:\n%s", r->command, r->status,
+    failf ("%s: exit status %d, expected %d\nstderr:\n%s", r->command, r->status,
                         status, r->err);
   va_list ap;
   va_start (ap, status);
   for (const char *s = va_arg (ap, const char *); s != NULL; s = va_arg (ap, const char *))
     if (strstr (r->err, s) == NULL)
-      failf ("%s: stderr lacks \"%s\"; it is:\n%s", r->command, s, r->err);
+      failf ("%s: stderr lacks \"%s\"\nstderr:\n%s", r->command, s, r->err);
   va_end (ap);
 }
 
@@ -459,6 +463,16 @@ test_usage_missing_file (void)
 /* ---- 10: a trace that cannot be written -------------------------------- */
 
 static char *
+read_text (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+static char *
 make_tmp_dir (void)
 {
   g_autoptr (GError) error = NULL;
@@ -516,6 +530,29 @@ test_trace_no_directory (void)
   remove_tree (tmp);
 }
 
+/* A run that fails after the trace was opened (a deadlock found while
+ * evaluating) or before (an invalid workload) leaves no file behind, and an
+ * existing trace untouched. */
+static void
+test_trace_failed_run (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *trace = g_build_filename (tmp, "trace.xml", NULL);
+  g_autoptr (Run) r = ptieval_data ("-o", trace, "tiny-system.xml", "deadlock.xml", NULL);
+  expect (r, EXIT_INVALID, "deadlock at simulated time", NULL);
+  g_autoptr (Run) s = ptieval_data ("-o", trace, "tiny-system.xml", "bad-range.xml", NULL);
+  expect (s, EXIT_INVALID, "bad-range.xml:7: ", NULL);
+  g_assert_cmpuint (count_entries (tmp), ==, 0);
+
+  g_assert_true (g_file_set_contents (trace, "previous", -1, NULL));
+  g_autoptr (Run) t = ptieval_data ("-o", trace, "tiny-system.xml", "deadlock.xml", NULL);
+  expect (t, EXIT_INVALID, "deadlock at simulated time", NULL);
+  g_autofree char *kept = read_text (trace);
+  g_assert_cmpstr (kept, ==, "previous");
+  g_assert_cmpuint (count_entries (tmp), ==, 1);
+  remove_tree (tmp);
+}
+
 /* ---- 11, 13: Sweep3D two ways, --json ---------------------------------- */
 
 /* Runs both forms with @params and --json; checks they agree with each
@@ -570,6 +607,13 @@ test_sweep3d_asymmetric (void)
   g_assert_cmpfloat (json_number (json, "processes"), ==, 6);
 }
 
+static void
+test_sweep3d_column (void)
+{
+  g_autofree char *json = sweep_both (COLUMN);
+  g_assert_cmpfloat (json_number (json, "processes"), ==, 3);
+}
+
 /* The paper's case: 16 ranks, 200^3 cells, 12 iterations. */
 static void
 test_sweep3d_defaults (void)
@@ -615,16 +659,6 @@ test_json (void)
 }
 
 /* ---- 12: traces -------------------------------------------------------- */
-
-static char *
-read_text (const char *path)
-{
-  g_autoptr (GError) error = NULL;
-  char *text = NULL;
-  g_file_get_contents (path, &text, NULL, &error);
-  g_assert_no_error (error);
-  return text;
-}
 
 static const char *
 xmllint (void)
@@ -871,8 +905,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/usage/define-unknown", test_usage_define_unknown);
   g_test_add_func ("/cli/usage/missing-file", test_usage_missing_file);
   g_test_add_func ("/cli/trace/no-directory", test_trace_no_directory);
+  g_test_add_func ("/cli/trace/failed-run", test_trace_failed_run);
   g_test_add_func ("/cli/sweep3d/small", test_sweep3d_small);
   g_test_add_func ("/cli/sweep3d/asymmetric", test_sweep3d_asymmetric);
+  g_test_add_func ("/cli/sweep3d/column", test_sweep3d_column);
   g_test_add_func ("/cli/sweep3d/defaults", test_sweep3d_defaults);
   g_test_add_func ("/cli/trace/sweep3d", test_traces);
   g_test_add_func ("/cli/json", test_json);

@@ -23,6 +23,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 #define NS "urn:pti:trace:1"
@@ -784,17 +786,18 @@ test_missing_dir (void)
   rm_dir (dir);
 }
 
-/* The target is a directory: rename fails, the error names the target, and
- * the temporary file goes away with the writer. */
+/* The target became a directory while the trace was written: rename fails,
+ * the error names the target, and the temporary file goes away with the
+ * writer. */
 static void
 test_rename_fails (void)
 {
   g_autofree char *dir = make_dir ();
   g_autofree char *path = g_build_filename (dir, "t.xml", NULL);
-  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
   GError *error = NULL;
   PtiTraceWriter *w = pti_trace_writer_open (path, &error);
   g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
   g_assert_true (pti_trace_writer_header (w, &small_header, &error));
   write_small_events (w);
   write_small_summary (w);
@@ -807,6 +810,57 @@ test_rename_fails (void)
   g_autofree char *l = list_dir (dir);
   g_assert_cmpstr (l, ==, "t.xml");
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+  rm_dir (dir);
+}
+
+/* A target that is not a regular file (a directory, a FIFO, a device) is
+ * refused before anything is written: renaming over it would replace it. */
+static void
+test_target_not_regular (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  const char *targets[] = { sub, fifo };
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++) {
+    GError *error = NULL;
+    g_assert_null (pti_trace_writer_open (targets[i], &error));
+    g_assert_error (error, PTI_ERROR, PTI_ERROR_IO);
+    g_assert_nonnull (strstr (error->message, "not a regular file"));
+    g_clear_error (&error);
+  }
+  g_autofree char *l = list_dir (dir);
+  g_assert_cmpstr (l, ==, "fifo sub");
+  g_unlink (fifo);
+  g_rmdir (sub);
+  rm_dir (dir);
+}
+
+/* A symbolic link is written through: the file it names gets the trace. */
+static void
+test_target_symlink (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *real = g_build_filename (dir, "real.xml", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.xml", NULL);
+  g_assert_true (g_file_set_contents (real, "old", -1, NULL));
+  g_assert_cmpint (symlink ("real.xml", link), ==, 0);
+  GError *error = NULL;
+  PtiTraceWriter *w = pti_trace_writer_open (link, &error);
+  g_assert_no_error (error);
+  g_assert_true (pti_trace_writer_header (w, &small_header, &error));
+  write_small_events (w);
+  write_small_summary (w);
+  g_assert_true (pti_trace_writer_commit (w, &error));
+  pti_trace_writer_free (w);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (real, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "<?xml"));
+  g_unlink (link);
+  g_unlink (real);
   rm_dir (dir);
 }
 
@@ -1063,6 +1117,8 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-writer/file/free-uncommitted", test_free_uncommitted);
   g_test_add_func ("/trace-writer/file/missing-dir", test_missing_dir);
   g_test_add_func ("/trace-writer/file/rename-fails", test_rename_fails);
+  g_test_add_func ("/trace-writer/file/target-not-regular", test_target_not_regular);
+  g_test_add_func ("/trace-writer/file/target-symlink", test_target_symlink);
   g_test_add_func ("/trace-writer/file/disk-full", test_disk_full);
   g_test_add_func ("/trace-writer/out-of-order", test_out_of_order);
   g_test_add_func ("/trace-writer/time-range", test_time_range);

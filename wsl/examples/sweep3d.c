@@ -99,16 +99,18 @@ sweep_clear (Sweep *s)
 }
 
 /* Declare a parameter with its default and read back its value (after any
- * -D override), insisting on a positive whole number. */
+ * -D override), insisting on a whole number of at least @min: 1 for the
+ * process grid and the divisors mk and mmi, 0 elsewhere (as sweep3d.xml,
+ * where zero iterations or cells simply emit nothing). */
 static gboolean
-param (PtiContext *ctx, const char *name, double def, int *out, GError **error)
+param (PtiContext *ctx, const char *name, double def, int min, int *out, GError **error)
 {
   if (!pti_context_declare_param (ctx, name, def, error))
     return FALSE;
   double v = pti_context_get_param (ctx, name);
-  if (!(v >= 1 && v <= 1e9 && v == floor (v))) {
+  if (!(v >= min && v <= 1e9 && v == floor (v))) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "sweep3d: parameter %s = %g must be a positive whole number", name, v);
+                 "sweep3d: parameter %s = %g must be a whole number >= %d", name, v, min);
     return FALSE;
   }
   *out = (int) v;
@@ -181,11 +183,11 @@ static gboolean
 build (PtiContext *ctx, gpointer user_data, GError **error)
 {
   int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations;
-  if (!param (ctx, "npe_i", 4, &npe_i, error) || !param (ctx, "npe_j", 4, &npe_j, error)
-      || !param (ctx, "it", 50, &it, error) || !param (ctx, "jt", 50, &jt, error)
-      || !param (ctx, "kt", 200, &kt, error) || !param (ctx, "mk", 10, &mk, error)
-      || !param (ctx, "mm", 6, &mm, error) || !param (ctx, "mmi", 3, &mmi, error)
-      || !param (ctx, "iterations", 12, &iterations, error))
+  if (!param (ctx, "npe_i", 4, 1, &npe_i, error) || !param (ctx, "npe_j", 4, 1, &npe_j, error)
+      || !param (ctx, "it", 50, 0, &it, error) || !param (ctx, "jt", 50, 0, &jt, error)
+      || !param (ctx, "kt", 200, 0, &kt, error) || !param (ctx, "mk", 10, 1, &mk, error)
+      || !param (ctx, "mm", 6, 0, &mm, error) || !param (ctx, "mmi", 3, 1, &mmi, error)
+      || !param (ctx, "iterations", 12, 0, &iterations, error))
     return FALSE;
   if (mm % mmi != 0) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
