@@ -36,36 +36,59 @@ typedef struct {
   double start, end;     /* s, set in stage 2 */
   union {
     double duration;     /* compute: stage 1 cost */
-    double wait;         /* messages: time blocked on the peer, set in stage 2 */
+    double wait;         /* others: time blocked on a peer, set in stage 2 */
   };
   guint64 bytes;         /* messages */
   guint64 msg;           /* messages: id shared by both ends, set in stage 2 */
-  gint32 tag;            /* messages */
-  guint32 ref;           /* compute: RUD id; messages: the peer rank */
-  guint8 kind;           /* PtiEventKind */
+  gint32 tag;            /* messages; a receive's actual tag once matched */
+  guint32 ref;           /* compute: RUD id; messages: the peer (actual once matched);
+                          * waits: first index in the process's wait list */
+  guint32 aux;           /* messages: request slot while pending in stage 2;
+                          * waits: how many requests */
+  guint16 comm;          /* messages: matching context */
+  guint8 kind;           /* PtiEventKind, | EV_WAITED once a WAIT names it */
   guint8 rendezvous;     /* messages, set in stage 2 */
 } Event;
+
+#define EV_KIND_MASK 0x0f
+#define EV_WAITED 0x80   /* an ISEND/IRECV named by a WAIT (checked when building) */
+#define NO_SLOT G_MAXUINT32
 
 typedef struct Msg Msg;
 struct Msg {
   Msg *next;             /* receiver's unmatched queue, or the free list */
   guint32 src, dst;
   gint32 tag;
-  guint32 send_ev;       /* index in the sender's list */
-  guint32 recv_ev;       /* index in the receiver's list once matched */
-  guint64 bytes;
-  guint64 id;
+  guint32 send_slot;     /* sender's request slot until the send completes */
+  guint32 recv_slot;     /* receiver's request slot once matched */
+  guint16 comm;
   guint8 rendezvous;
-  guint8 matched;
   guint8 request_in;     /* rendezvous request has reached the receiver */
   guint8 data_in;        /* data has reached the receiver */
+  guint64 bytes;
+  guint64 id;
+  double arrived;        /* s, once data_in */
 };
+
+/* A pending send or receive of one process (blocking ones too, for the
+ * time they take).  Slots are recycled through a free list. */
+typedef struct {
+  Msg *msg;              /* send: its message; receive: the matched one */
+  double ready;          /* s: when it completed (valid once done) */
+  double busy_from;      /* s: from when the rest of its time is the message layer's
+                          * work rather than waiting on the peer (rendezvous data out) */
+  guint32 event;         /* the event that posted it */
+  guint32 next;          /* posted-receive queue, or free list */
+  guint32 src;           /* receive: wanted source, or PTI_ENGINE_ANY_SOURCE */
+  gint32 tag;            /* receive: wanted tag, or PTI_ENGINE_ANY_TAG */
+  guint16 comm;
+  guint8 is_recv;
+  guint8 done;
+} Req;
 
 typedef enum {
   PROC_READY,            /* runnable (or waiting for its RESUME) */
-  PROC_RECV_POSTED,      /* blocked in a receive nothing has matched yet */
-  PROC_RECV_MATCHED,     /* blocked in a receive whose message is on its way */
-  PROC_SEND_BLOCKED,     /* blocked in a rendezvous send */
+  PROC_WAITING,          /* blocked in the event at its cursor until requests complete */
   PROC_DONE,
 } ProcState;
 
@@ -74,10 +97,16 @@ typedef struct {
   guint n, cap;
   guint cursor;          /* next event to resolve */
   double clock;          /* s: where this process is */
-  double blocked_since;  /* s */
+  double wait_from;      /* s: when its current blocking event began to wait
+                          * (after a blocking send's overhead) */
   guint8 state;
-  Msg *pending;          /* the message a blocked process waits on */
-  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet received */
+  Req *reqs;
+  guint n_reqs, cap_reqs;
+  guint32 free_req;      /* free list of request slots */
+  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
+  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
+  guint32 *waits;        /* request lists of WAIT/WAITANY events: event indices */
+  guint n_waits, cap_waits;
   const PtiModelInstance *cpu;
   const PtiModelInstance *net;
   guint32 network, port;
@@ -122,6 +151,18 @@ struct _PtiEngine {
   gpointer progress_data;
   guint64 progress_every;
 };
+
+static inline guint8
+ev_kind (const Event *ev)
+{
+  return ev->kind & EV_KIND_MASK;
+}
+
+static inline gboolean
+is_message (guint8 kind)
+{
+  return kind == PTI_EV_SEND || kind == PTI_EV_RECV || kind == PTI_EV_ISEND || kind == PTI_EV_IRECV;
+}
 
 /* ---- heap ------------------------------------------------------------- */
 
@@ -223,6 +264,7 @@ pti_engine_new (const PtiSystem *system, guint nprocs, GError **error)
     p->port = node->port;
     p->net = node->network >= 0
                ? g_array_index (system->networks, PtiNetwork, node->network).model : NULL;
+    p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
   }
   return e;
 }
@@ -232,8 +274,11 @@ pti_engine_free (PtiEngine *e)
 {
   if (e == NULL)
     return;
-  for (guint r = 0; r < e->n_procs; r++)
+  for (guint r = 0; r < e->n_procs; r++) {
     g_free (e->procs[r].ev);
+    g_free (e->procs[r].reqs);
+    g_free (e->procs[r].waits);
+  }
   g_free (e->procs);
   g_free (e->heap);
   g_ptr_array_unref (e->msg_chunks);
@@ -290,33 +335,126 @@ check_route (PtiEngine *e, guint a, guint b, GError **error)
 
 static gboolean
 add_message (PtiEngine *e, PtiEventKind kind, guint rank, guint peer, guint64 bytes, gint tag,
-             GError **error)
+             guint comm, guint32 *request, GError **error)
 {
-  if (!check_route (e, rank, peer, error))
+  /* A receive from any source can only come over the network its process is on. */
+  if (peer != PTI_ENGINE_ANY_SOURCE && !check_route (e, rank, peer, error))
     return FALSE;
-  Event *ev = event_append (&e->procs[rank]);
+  if (peer == PTI_ENGINE_ANY_SOURCE && e->procs[rank].net == NULL && !check_route (e, rank, rank, error))
+    return FALSE;
+  Proc *p = &e->procs[rank];
+  if (request != NULL)
+    *request = p->n;
+  Event *ev = event_append (p);
   ev->kind = kind;
   ev->ref = peer;
   ev->bytes = bytes;
   ev->tag = tag;
+  ev->comm = comm;
+  ev->aux = NO_SLOT;
   return TRUE;
 }
 
 gboolean
-pti_engine_add_send (PtiEngine *e, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
+pti_engine_add_send (PtiEngine *e, guint rank, guint dst, guint64 bytes, gint tag, guint comm,
+                     GError **error)
 {
-  return add_message (e, PTI_EV_SEND, rank, dst, bytes, tag, error);
+  return add_message (e, PTI_EV_SEND, rank, dst, bytes, tag, comm, NULL, error);
 }
 
 gboolean
-pti_engine_add_recv (PtiEngine *e, guint rank, guint src, guint64 bytes, gint tag, GError **error)
+pti_engine_add_recv (PtiEngine *e, guint rank, guint src, guint64 bytes, gint tag, guint comm,
+                     GError **error)
 {
-  return add_message (e, PTI_EV_RECV, rank, src, bytes, tag, error);
+  return add_message (e, PTI_EV_RECV, rank, src, bytes, tag, comm, NULL, error);
+}
+
+gboolean
+pti_engine_add_isend (PtiEngine *e, guint rank, guint dst, guint64 bytes, gint tag, guint comm,
+                      guint32 *request, GError **error)
+{
+  return add_message (e, PTI_EV_ISEND, rank, dst, bytes, tag, comm, request, error);
+}
+
+gboolean
+pti_engine_add_irecv (PtiEngine *e, guint rank, guint src, guint64 bytes, gint tag, guint comm,
+                      guint32 *request, GError **error)
+{
+  return add_message (e, PTI_EV_IRECV, rank, src, bytes, tag, comm, request, error);
+}
+
+gboolean
+pti_engine_add_wait (PtiEngine *e, guint rank, guint n, const guint32 *requests, gboolean any,
+                     GError **error)
+{
+  Proc *p = &e->procs[rank];
+  for (guint i = 0; i < n; i++) {
+    guint32 r = requests[i];
+    guint8 kind = r < p->n ? ev_kind (&p->ev[r]) : 0;
+    if (kind != PTI_EV_ISEND && kind != PTI_EV_IRECV) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "rank %u: request %u was not made by isend or irecv on this rank", rank, r);
+      return FALSE;
+    }
+    if (p->ev[r].kind & EV_WAITED) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "rank %u: request %u (%s) was already completed by an earlier wait", rank, r,
+                   kind == PTI_EV_ISEND ? "isend" : "irecv");
+      return FALSE;
+    }
+  }
+  /* Only a wait for all is sure to complete each request it names; a
+   * waitany completes one, which one is known only in stage 2. */
+  if (!any)
+    for (guint i = 0; i < n; i++)
+      p->ev[requests[i]].kind |= EV_WAITED;
+  if (p->n_waits + n > p->cap_waits) {
+    p->cap_waits = MAX (MAX (64, p->cap_waits * 2), p->n_waits + n);
+    p->waits = g_renew (guint32, p->waits, p->cap_waits);
+  }
+  Event *ev = event_append (p);
+  ev->kind = any ? PTI_EV_WAITANY : PTI_EV_WAIT;
+  ev->ref = p->n_waits;
+  ev->aux = n;
+  memcpy (p->waits + p->n_waits, requests, n * sizeof (guint32));
+  p->n_waits += n;
+  return TRUE;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static guint32
+req_new (Proc *p, guint32 event)
+{
+  guint32 slot = p->free_req;
+  if (slot != NO_SLOT) {
+    p->free_req = p->reqs[slot].next;
+  } else {
+    if (p->n_reqs == p->cap_reqs) {
+      p->cap_reqs = MAX (8, p->cap_reqs * 2);
+      p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
+    }
+    slot = p->n_reqs++;
+  }
+  Req *q = &p->reqs[slot];
+  memset (q, 0, sizeof *q);
+  q->event = event;
+  q->next = NO_SLOT;
+  return slot;
+}
+
+static void
+req_free (Proc *p, guint32 slot)
+{
+  p->ev[p->reqs[slot].event].aux = NO_SLOT;
+  p->reqs[slot].next = p->free_req;
+  p->free_req = slot;
 }
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
 static void run_proc (PtiEngine *e, guint rank);
+static void request_done (PtiEngine *e, guint rank, guint32 slot, double ready, double busy_from);
 
 static inline const PtiNetOps *
 net_ops (const Proc *p)
@@ -331,29 +469,6 @@ transfer (PtiEngine *e, guint32 from, guint32 to, guint64 bytes, PtiTransfer *ou
   net_ops (ps)->transfer (ps->net->state, ps->port, e->procs[to].port, bytes, e->now, out);
 }
 
-/* The receive of @m completes: its data became available at @available. */
-static void
-complete_recv (PtiEngine *e, Msg *m, double available)
-{
-  Proc *q = &e->procs[m->dst];
-  Event *ev = &q->ev[m->recv_ev];
-  double o_r = net_ops (q)->recv_overhead (q->net->state, m->bytes);
-  double ready = MAX (available, ev->start);
-  ev->wait = ready - ev->start;
-  ev->end = ready + o_r;
-  ev->msg = m->id;
-  ev->rendezvous = m->rendezvous;
-  q->wait += ev->wait;
-  q->comm += o_r;
-  q->clock = ev->end;
-  q->cursor++;
-  q->state = PROC_READY;
-  q->pending = NULL;
-  guint32 rank = m->dst;
-  msg_free (e, m);
-  run_proc (e, rank);
-}
-
 /* The rendezvous answer leaves the receiver now. */
 static void
 send_reply (PtiEngine *e, Msg *m)
@@ -363,40 +478,97 @@ send_reply (PtiEngine *e, Msg *m)
   heap_push (e, tr.arrived, ITEM_REPLY_ARRIVE, m->src, m);
 }
 
-/* Match @m with the receive at @q's cursor.  Returns TRUE if the receive
- * completed at once (the process may go on). */
-static gboolean
-match (PtiEngine *e, Msg *m, Proc *q)
+/* A receive's message has arrived and is matched: the receive is complete. */
+static void
+recv_complete (PtiEngine *e, Msg *m)
 {
-  Event *rv = &q->ev[q->cursor];
-  if (G_UNLIKELY (m->bytes > rv->bytes)) {
-    if (e->error == NULL)
-      g_set_error (&e->error, PTI_ERROR, PTI_ERROR_INVALID,
-                   "message of %" G_GUINT64_FORMAT " bytes from rank %u to rank %u (tag %d) is "
-                   "longer than the %" G_GUINT64_FORMAT "-byte receive that matches it "
-                   "(at simulated time %.9f s)", m->bytes, m->src, m->dst, m->tag, rv->bytes,
-                   e->now);
-    return FALSE;
-  }
-  m->matched = TRUE;
-  m->recv_ev = q->cursor;
-  q->pending = m;
-  q->state = PROC_RECV_MATCHED;
+  guint32 rank = m->dst, slot = m->recv_slot;
+  double arrived = m->arrived;
+  msg_free (e, m);
+  e->procs[rank].reqs[slot].msg = NULL;
+  request_done (e, rank, slot, arrived, arrived);
+}
+
+static inline gboolean
+wants (const Req *q, const Msg *m)
+{
+  return q->comm == m->comm && (q->src == PTI_ENGINE_ANY_SOURCE || q->src == m->src)
+         && (q->tag == PTI_ENGINE_ANY_TAG || q->tag == m->tag);
+}
+
+/* Pair message @m with receive request @slot of its receiver. */
+static void
+match (PtiEngine *e, Msg *m, guint32 slot)
+{
+  Proc *q = &e->procs[m->dst];
+  Req *rq = &q->reqs[slot];
+  Event *rv = &q->ev[rq->event];
+  if (G_UNLIKELY (m->bytes > rv->bytes) && e->error == NULL)
+    g_set_error (&e->error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "message of %" G_GUINT64_FORMAT " bytes from rank %u to rank %u (tag %d) is "
+                 "longer than the %" G_GUINT64_FORMAT "-byte receive that matches it "
+                 "(at simulated time %.9f s)", m->bytes, m->src, m->dst, m->tag, rv->bytes,
+                 e->now);
+  m->recv_slot = slot;
+  rq->msg = m;
+  rv->ref = m->src;       /* a wildcard receive shows what it got */
+  rv->tag = m->tag;
+  rv->msg = m->id;
+  rv->rendezvous = m->rendezvous;
   if (m->rendezvous) {
     if (m->request_in)
       send_reply (e, m);
-    return FALSE;
+  } else if (m->data_in) {
+    recv_complete (e, m);
   }
-  if (m->data_in) {
-    /* Completed inline by the caller, which is already running q. */
-    return TRUE;
-  }
-  return FALSE;
 }
 
 static void
-enqueue_unmatched (Proc *q, Msg *m)
+post_send (PtiEngine *e, guint rank, Event *ev)
 {
+  Proc *p = &e->procs[rank];
+  guint32 slot = req_new (p, p->cursor);
+  Msg *m = msg_new (e);
+  m->src = rank;
+  m->dst = ev->ref;
+  m->tag = ev->tag;
+  m->comm = ev->comm;
+  m->bytes = ev->bytes;
+  m->send_slot = slot;
+  m->recv_slot = NO_SLOT;
+  m->id = e->next_msg_id++;
+  m->rendezvous = ev->bytes > net_ops (p)->eager_limit (p->net->state);
+  p->reqs[slot].msg = m;
+  ev->aux = slot;
+  ev->msg = m->id;
+  ev->rendezvous = m->rendezvous;
+
+  double o_s = net_ops (p)->send_overhead (p->net->state, ev->bytes);
+  p->comm += o_s;
+  p->clock = e->now + o_s;
+  heap_push (e, p->clock, m->rendezvous ? ITEM_INJECT_REQUEST : ITEM_INJECT_DATA, rank, m);
+  if (!m->rendezvous) {
+    /* Eager: the data is the network's now; the send is complete. */
+    p->reqs[slot].msg = NULL;
+    m->send_slot = NO_SLOT;
+    p->reqs[slot].done = TRUE;
+    p->reqs[slot].ready = p->reqs[slot].busy_from = p->clock;
+  }
+
+  Proc *q = &e->procs[m->dst];
+  guint32 prev = NO_SLOT;
+  for (guint32 r = q->posted_head; r != NO_SLOT; prev = r, r = q->reqs[r].next) {
+    if (!wants (&q->reqs[r], m))
+      continue;
+    if (prev != NO_SLOT)
+      q->reqs[prev].next = q->reqs[r].next;
+    else
+      q->posted_head = q->reqs[r].next;
+    if (q->posted_tail == r)
+      q->posted_tail = prev;
+    match (e, m, r);
+    return;
+  }
   m->next = NULL;
   if (q->unmatched_tail != NULL)
     q->unmatched_tail->next = m;
@@ -405,60 +577,20 @@ enqueue_unmatched (Proc *q, Msg *m)
   q->unmatched_tail = m;
 }
 
-/* Post the send at @p's cursor.  Returns TRUE if the process may go on. */
-static gboolean
-post_send (PtiEngine *e, guint rank)
-{
-  Proc *p = &e->procs[rank];
-  Event *ev = &p->ev[p->cursor];
-  Msg *m = msg_new (e);
-  m->src = rank;
-  m->dst = ev->ref;
-  m->tag = ev->tag;
-  m->bytes = ev->bytes;
-  m->send_ev = p->cursor;
-  m->id = e->next_msg_id++;
-  m->rendezvous = ev->bytes > net_ops (p)->eager_limit (p->net->state);
-
-  double o_s = net_ops (p)->send_overhead (p->net->state, ev->bytes);
-  ev->start = e->now;
-  ev->msg = m->id;
-  ev->rendezvous = m->rendezvous;
-  p->comm += o_s;
-  p->clock = e->now + o_s;
-
-  Proc *q = &e->procs[m->dst];
-  gboolean receiver_waits = q->state == PROC_RECV_POSTED
-                            && q->ev[q->cursor].ref == rank && q->ev[q->cursor].tag == m->tag;
-  if (m->rendezvous) {
-    heap_push (e, p->clock, ITEM_INJECT_REQUEST, rank, m);
-    p->state = PROC_SEND_BLOCKED;
-    p->pending = m;
-    p->blocked_since = p->clock;
-  } else {
-    heap_push (e, p->clock, ITEM_INJECT_DATA, rank, m);
-    ev->end = p->clock;
-    ev->wait = 0;
-    p->cursor++;
-  }
-  if (receiver_waits)
-    match (e, m, q);   /* cannot complete now: the data is not in yet */
-  else
-    enqueue_unmatched (q, m);
-  return !m->rendezvous;
-}
-
-/* Post the receive at @q's cursor.  Returns TRUE if the process may go on. */
-static gboolean
-post_recv (PtiEngine *e, guint rank)
+static void
+post_recv (PtiEngine *e, guint rank, Event *ev)
 {
   Proc *q = &e->procs[rank];
-  Event *ev = &q->ev[q->cursor];
-  ev->start = e->now;
-  q->blocked_since = e->now;
+  guint32 slot = req_new (q, q->cursor);
+  Req *rq = &q->reqs[slot];
+  rq->is_recv = TRUE;
+  rq->src = ev->ref;
+  rq->tag = ev->tag;
+  rq->comm = ev->comm;
+  ev->aux = slot;
   Msg *prev = NULL;
   for (Msg *m = q->unmatched_head; m != NULL; prev = m, m = m->next) {
-    if (m->src != ev->ref || m->tag != ev->tag)
+    if (!wants (rq, m))
       continue;
     if (prev != NULL)
       prev->next = m->next;
@@ -466,24 +598,103 @@ post_recv (PtiEngine *e, guint rank)
       q->unmatched_head = m->next;
     if (q->unmatched_tail == m)
       q->unmatched_tail = prev;
-    if (!match (e, m, q))
-      return FALSE;
-    /* Eager data already here: complete without recursing into run_proc. */
-    double o_r = net_ops (q)->recv_overhead (q->net->state, m->bytes);
-    ev->wait = 0;
-    ev->end = e->now + o_r;
-    ev->msg = m->id;
-    ev->rendezvous = FALSE;
-    q->comm += o_r;
-    q->clock = ev->end;
-    q->cursor++;
-    q->state = PROC_READY;
-    q->pending = NULL;
-    msg_free (e, m);
-    return TRUE;
+    match (e, m, slot);
+    return;
   }
-  q->state = PROC_RECV_POSTED;
-  return FALSE;
+  if (q->posted_tail != NO_SLOT)
+    q->reqs[q->posted_tail].next = slot;
+  else
+    q->posted_head = slot;
+  q->posted_tail = slot;
+}
+
+/* The requests the blocking event at @p's cursor waits for. */
+static const guint32 *
+wait_list (Proc *p, const Event *ev, guint *n, guint32 *single)
+{
+  guint8 kind = ev_kind (ev);
+  if (kind == PTI_EV_SEND || kind == PTI_EV_RECV) {
+    *single = p->cursor;
+    *n = 1;
+    return single;
+  }
+  *n = ev->aux;
+  return p->waits + ev->ref;
+}
+
+/* Try to complete the blocking event at @p's cursor (started at its
+ * `start`).  Returns TRUE if it completed: the process may go on. */
+static gboolean
+try_finish_wait (PtiEngine *e, Proc *p)
+{
+  Event *ev = &p->ev[p->cursor];
+  gboolean any = ev_kind (ev) == PTI_EV_WAITANY;
+  guint32 single;
+  guint n;
+  const guint32 *list = wait_list (p, ev, &n, &single);
+
+  /* all: the latest request decides; any: the earliest completed one.  A
+   * waitany skips requests an earlier waitany already completed. */
+  double from = p->wait_from;
+  double ready = any ? INFINITY : from, busy_from = from;
+  guint live = 0;
+  gint chosen = -1;
+  for (guint i = 0; i < n; i++) {
+    guint32 slot = p->ev[list[i]].aux;
+    if (slot == NO_SLOT)
+      continue;
+    live++;
+    const Req *rq = &p->reqs[slot];
+    if (!rq->done) {
+      if (!any)
+        return FALSE;
+      continue;
+    }
+    if (any ? rq->ready < ready : rq->ready >= ready) {
+      ready = rq->ready;
+      busy_from = rq->busy_from;
+      chosen = (gint) i;
+    }
+  }
+  if (any && live > 0 && chosen < 0)
+    return FALSE;
+  if (chosen < 0)
+    ready = busy_from = from;   /* all complete already, or (waitany) nothing left */
+
+  double end = MAX (ready, from);
+  double busy = end - MAX (busy_from, from);
+  busy = busy > 0 ? busy : 0;
+  double o_r = 0;
+  for (guint i = 0; i < n; i++) {
+    if (any && (gint) i != chosen)
+      continue;
+    guint32 slot = p->ev[list[i]].aux;
+    if (slot == NO_SLOT)
+      continue;
+    if (p->reqs[slot].is_recv)
+      o_r += net_ops (p)->recv_overhead (p->net->state, p->ev[list[i]].bytes);
+    req_free (p, slot);
+  }
+  ev->wait = (end - from) - busy;
+  ev->end = end + o_r;
+  p->wait += ev->wait;
+  p->comm += busy + o_r;
+  p->clock = ev->end;
+  p->cursor++;
+  p->state = PROC_READY;
+  return TRUE;
+}
+
+static void
+request_done (PtiEngine *e, guint rank, guint32 slot, double ready, double busy_from)
+{
+  Proc *p = &e->procs[rank];
+  Req *rq = &p->reqs[slot];
+  rq->done = TRUE;
+  rq->ready = ready;
+  rq->busy_from = busy_from;
+  if (p->state == PROC_WAITING && try_finish_wait (e, p))
+    run_proc (e, rank);
 }
 
 /* Run @rank from its cursor until it blocks, must wait for its clock, or ends. */
@@ -491,9 +702,10 @@ static void
 run_proc (PtiEngine *e, guint rank)
 {
   Proc *p = &e->procs[rank];
-  while (p->cursor < p->n) {
+  while (p->cursor < p->n && e->error == NULL) {
     Event *ev = &p->ev[p->cursor];
-    if (ev->kind == PTI_EV_COMPUTE) {
+    guint8 kind = ev_kind (ev);
+    if (kind == PTI_EV_COMPUTE) {
       ev->start = p->clock;
       p->clock += ev->duration;
       ev->end = p->clock;
@@ -505,11 +717,34 @@ run_proc (PtiEngine *e, guint rank)
       heap_push (e, p->clock, ITEM_RESUME, rank, NULL);
       return;
     }
-    gboolean go_on = ev->kind == PTI_EV_SEND ? post_send (e, rank) : post_recv (e, rank);
-    if (!go_on || e->error != NULL)
+    ev->start = e->now;
+    switch (kind) {
+    case PTI_EV_SEND:
+    case PTI_EV_ISEND:
+      post_send (e, rank, ev);
+      break;
+    case PTI_EV_RECV:
+    case PTI_EV_IRECV:
+      post_recv (e, rank, ev);
+      break;
+    default:
+      break;
+    }
+    if (kind == PTI_EV_ISEND || kind == PTI_EV_IRECV) {
+      ev->end = p->clock;      /* posting: the send's overhead, or nothing */
+      ev->wait = 0;
+      p->cursor++;
+      continue;
+    }
+    /* A blocking send's wait begins after its overhead. */
+    p->wait_from = p->clock;
+    if (!try_finish_wait (e, p)) {
+      p->state = PROC_WAITING;
       return;
+    }
   }
-  p->state = PROC_DONE;
+  if (p->cursor == p->n)
+    p->state = PROC_DONE;
 }
 
 static void
@@ -532,30 +767,24 @@ handle (PtiEngine *e, const Item *it)
     break;
   case ITEM_REQUEST_ARRIVE:
     m->request_in = TRUE;
-    if (m->matched)
+    if (m->recv_slot != NO_SLOT)
       send_reply (e, m);
     break;
   case ITEM_REPLY_ARRIVE: {
-    /* The sender pushes its data out now and is done when it has left. */
-    Proc *p = &e->procs[m->src];
-    Event *ev = &p->ev[m->send_ev];
+    /* The sender pushes its data out now; its send completes when it has left. */
     transfer (e, m->src, m->dst, m->bytes, &tr);
     heap_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
-    ev->wait = e->now - p->blocked_since;
-    ev->end = tr.injected;
-    p->wait += ev->wait;
-    p->comm += tr.injected - e->now;
-    p->clock = tr.injected;
-    p->cursor++;
-    p->state = PROC_READY;
-    p->pending = NULL;
-    run_proc (e, m->src);
+    guint32 slot = m->send_slot;
+    m->send_slot = NO_SLOT;
+    e->procs[m->src].reqs[slot].msg = NULL;
+    request_done (e, m->src, slot, tr.injected, e->now);
     break;
   }
   case ITEM_DATA_ARRIVE:
     m->data_in = TRUE;
-    if (m->matched)
-      complete_recv (e, m, e->now);
+    m->arrived = e->now;
+    if (m->recv_slot != NO_SLOT)
+      recv_complete (e, m);
     break;
   }
 }
@@ -563,7 +792,32 @@ handle (PtiEngine *e, const Item *it)
 static const char *
 kind_name (guint8 kind)
 {
-  return kind == PTI_EV_SEND ? "send" : kind == PTI_EV_RECV ? "recv" : "compute";
+  static const char *const names[] = { "compute", "send", "recv", "isend", "irecv", "wait", "waitany" };
+  return kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+}
+
+static void
+describe_request (GString *s, const Proc *p, guint32 event)
+{
+  const Event *ev = &p->ev[event];
+  guint8 kind = ev_kind (ev);
+  gboolean recv = kind == PTI_EV_RECV || kind == PTI_EV_IRECV;
+  g_string_append_printf (s, "%s %s ", kind_name (kind), recv ? "from" : "to");
+  const Req *rq = ev->aux != NO_SLOT ? &p->reqs[ev->aux] : NULL;
+  guint32 peer = recv && rq ? rq->src : ev->ref;
+  gint32 tag = recv && rq ? rq->tag : ev->tag;
+  if (peer == PTI_ENGINE_ANY_SOURCE)
+    g_string_append (s, "any rank");
+  else
+    g_string_append_printf (s, "rank %u", peer);
+  if (tag == PTI_ENGINE_ANY_TAG)
+    g_string_append (s, ", any tag");
+  else
+    g_string_append_printf (s, ", tag %d", tag);
+  g_string_append_printf (s, ", %" G_GUINT64_FORMAT " bytes%s%s", ev->bytes,
+                          ev->comm == PTI_COMM_WORLD_COLLECTIVE ? ", collective traffic" : "",
+                          rq && !recv && ev->rendezvous ? ", rendezvous: its receive is never posted"
+                          : rq && recv && rq->msg == NULL ? ": no matching send" : "");
 }
 
 /* Name every process that cannot go on, and what it waits for. */
@@ -578,17 +832,28 @@ report_deadlock (PtiEngine *e, GError **error)
     if (p->state == PROC_DONE)
       continue;
     blocked++;
-    latest = MAX (latest, p->blocked_since);
+    const Event *ev = &p->ev[p->cursor];
+    latest = MAX (latest, p->wait_from);
     if (blocked > 32)
       continue;
-    const Event *ev = &p->ev[p->cursor];
-    g_string_append_printf (s, "\n  rank %u: blocked since %.9f s in %s %s rank %u, tag %d, %"
-                            G_GUINT64_FORMAT " bytes%s (event %u of %u)", r, p->blocked_since,
-                            kind_name (ev->kind), ev->kind == PTI_EV_SEND ? "to" : "from", ev->ref,
-                            ev->tag, ev->bytes,
-                            p->state == PROC_SEND_BLOCKED ? ", rendezvous: its receive is never posted"
-                            : p->state == PROC_RECV_POSTED ? ": no matching send" : "",
-                            p->cursor + 1, p->n);
+    g_string_append_printf (s, "\n  rank %u: blocked since %.9f s in ", r, p->wait_from);
+    guint8 kind = ev_kind (ev);
+    if (kind == PTI_EV_SEND || kind == PTI_EV_RECV) {
+      describe_request (s, p, p->cursor);
+    } else {
+      g_string_append_printf (s, "%s for", kind_name (kind));
+      guint32 single;
+      guint n;
+      const guint32 *list = wait_list (p, ev, &n, &single);
+      for (guint i = 0, shown = 0; i < n; i++) {
+        guint32 slot = p->ev[list[i]].aux;
+        if (slot == NO_SLOT || p->reqs[slot].done || shown++ >= 4)
+          continue;
+        g_string_append (s, shown > 1 ? "; " : " ");
+        describe_request (s, p, list[i]);
+      }
+    }
+    g_string_append_printf (s, " (event %u of %u)", p->cursor + 1, p->n);
   }
   if (blocked > 32)
     g_string_append_printf (s, "\n  ... and %u more ranks", blocked - 32);
@@ -605,8 +870,9 @@ report_unreceived (PtiEngine *e, GError **error)
   for (guint r = 0; r < e->n_procs; r++)
     for (Msg *m = e->procs[r].unmatched_head; m != NULL; m = m->next)
       if (n++ < 32)
-        g_string_append_printf (s, "\n  rank %u -> rank %u, tag %d, %" G_GUINT64_FORMAT " bytes",
-                                m->src, m->dst, m->tag, m->bytes);
+        g_string_append_printf (s, "\n  rank %u -> rank %u, tag %d, %" G_GUINT64_FORMAT " bytes%s",
+                                m->src, m->dst, m->tag, m->bytes,
+                                m->comm == PTI_COMM_WORLD_COLLECTIVE ? " (collective traffic)" : "");
   if (n == 0)
     return TRUE;
   if (n > 32)
@@ -615,6 +881,27 @@ report_unreceived (PtiEngine *e, GError **error)
                "%u message%s sent but never received (every rank finished):%s", n,
                n == 1 ? " was" : "s were", s->str);
   return FALSE;
+}
+
+/* MPI requires every request to be completed; one never waited for is a
+ * mistake in the workload. */
+static gboolean
+check_requests_waited (PtiEngine *e, GError **error)
+{
+  for (guint r = 0; r < e->n_procs; r++) {
+    Proc *p = &e->procs[r];
+    for (guint i = 0; i < p->n; i++) {
+      guint8 kind = ev_kind (&p->ev[i]);
+      if ((kind == PTI_EV_ISEND || kind == PTI_EV_IRECV) && p->ev[i].aux != NO_SLOT) {
+        g_autoptr (GString) s = g_string_new (NULL);
+        describe_request (s, p, i);
+        g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                     "rank %u: request %u (%s) is never completed by a wait", r, i, s->str);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
 }
 
 void
@@ -666,7 +953,7 @@ pti_engine_run (PtiEngine *e, GError **error)
       report_deadlock (e, error);
       return FALSE;
     }
-  if (!report_unreceived (e, error))
+  if (!report_unreceived (e, error) || !check_requests_waited (e, error))
     return FALSE;
   e->predicted = 0;
   e->n_events = 0;
@@ -710,28 +997,35 @@ gboolean
 pti_engine_write_events (const PtiEngine *e, PtiTraceWriter *w, const char *const *rud_names,
                          GError **error)
 {
+  static const PtiTraceKind trace_kinds[] = {
+    [PTI_EV_COMPUTE] = PTI_TRACE_COMPUTE, [PTI_EV_SEND] = PTI_TRACE_SEND,
+    [PTI_EV_RECV] = PTI_TRACE_RECV, [PTI_EV_ISEND] = PTI_TRACE_ISEND,
+    [PTI_EV_IRECV] = PTI_TRACE_IRECV, [PTI_EV_WAIT] = PTI_TRACE_WAIT,
+    [PTI_EV_WAITANY] = PTI_TRACE_WAITANY,
+  };
   for (guint r = 0; r < e->n_procs; r++) {
     const Proc *p = &e->procs[r];
     if (!pti_trace_writer_begin_process (w, r, error))
       return FALSE;
     for (guint i = 0; i < p->n; i++) {
       const Event *ev = &p->ev[i];
-      PtiTraceEvent te = { .start = ev->start, .end = ev->end };
-      if (ev->kind == PTI_EV_COMPUTE) {
-        te.kind = PTI_TRACE_COMPUTE;
+      guint8 kind = ev_kind (ev);
+      PtiTraceEvent te = { .kind = trace_kinds[kind], .start = ev->start, .end = ev->end };
+      if (kind == PTI_EV_COMPUTE) {
         te.device = "cpu";
         te.model = p->cpu->desc->name;
         te.rud = rud_names != NULL ? rud_names[ev->ref] : NULL;
       } else {
-        te.kind = ev->kind == PTI_EV_SEND ? PTI_TRACE_SEND : PTI_TRACE_RECV;
         te.device = "mpi";
         te.model = p->net->desc->name;
-        te.peer = ev->ref;
-        te.tag = ev->tag;
-        te.bytes = ev->bytes;
-        te.msg = ev->msg;
-        te.rendezvous = ev->rendezvous;
         te.wait = ev->wait;
+        if (is_message (kind)) {
+          te.peer = ev->ref;
+          te.tag = ev->tag;
+          te.bytes = ev->bytes;
+          te.msg = ev->msg;
+          te.rendezvous = ev->rendezvous;
+        }
       }
       if (!pti_trace_writer_event (w, &te, error))
         return FALSE;

@@ -19,13 +19,23 @@ typedef struct _PtiEngine PtiEngine;
 
 typedef enum {
   PTI_EV_COMPUTE = 0,
-  PTI_EV_SEND,
+  PTI_EV_SEND,           /* blocking: post and wait in one event */
   PTI_EV_RECV,
+  PTI_EV_ISEND,          /* post only; completed by a later WAIT or WAITANY */
+  PTI_EV_IRECV,
+  PTI_EV_WAIT,           /* every request it names */
+  PTI_EV_WAITANY,        /* the first of the requests it names to complete */
 } PtiEventKind;
 
-/* Tag of the point-to-point traffic that collectives expand into: user tags
- * are >= 0, so it never matches a user message. */
-#define PTI_COLLECTIVE_TAG (-1)
+/* Wildcards of a receive (MPI_ANY_SOURCE, MPI_ANY_TAG). */
+#define PTI_ENGINE_ANY_SOURCE G_MAXUINT32
+#define PTI_ENGINE_ANY_TAG (-1)
+
+/* Matching contexts: messages match only within one.  User point-to-point
+ * traffic is in PTI_COMM_WORLD, the traffic collectives expand into in
+ * PTI_COMM_WORLD_COLLECTIVE, so neither can take the other's messages. */
+#define PTI_COMM_WORLD 0u
+#define PTI_COMM_WORLD_COLLECTIVE 1u
 
 /* Place @nprocs processes on the first @nprocs processors of @system (which
  * must outlive the engine).  (transfer full) or NULL with @error. */
@@ -39,11 +49,24 @@ const PtiModelInstance *pti_engine_cpu (const PtiEngine *engine, guint rank);
 /* Append to @rank's list (rank checked by the caller).  Amortised O(1); the
  * list grows geometrically, so there is no allocation per event. */
 void pti_engine_add_compute (PtiEngine *engine, guint rank, double duration, guint32 rud);
-/* Messages: FALSE with @error if no network connects the two processes. */
+/* Messages.  FALSE with @error if no network connects the two processes.
+ * @src may be PTI_ENGINE_ANY_SOURCE and a receive's @tag PTI_ENGINE_ANY_TAG
+ * (then any rank of the communicator may send). */
 gboolean pti_engine_add_send (PtiEngine *engine, guint rank, guint dst, guint64 bytes, gint tag,
-                              GError **error);
+                              guint comm, GError **error);
 gboolean pti_engine_add_recv (PtiEngine *engine, guint rank, guint src, guint64 bytes, gint tag,
-                              GError **error);
+                              guint comm, GError **error);
+/* Non-blocking: @request receives the request's handle, valid for one
+ * pti_engine_add_wait of the same rank. */
+gboolean pti_engine_add_isend (PtiEngine *engine, guint rank, guint dst, guint64 bytes, gint tag,
+                               guint comm, guint32 *request, GError **error);
+gboolean pti_engine_add_irecv (PtiEngine *engine, guint rank, guint src, guint64 bytes, gint tag,
+                               guint comm, guint32 *request, GError **error);
+/* Wait for all (@any FALSE) or the first (@any TRUE) of @n requests of
+ * @rank.  A request may be named by one WAIT, or by WAITANYs until one of
+ * them completes it; FALSE with @error for an unknown or finished request. */
+gboolean pti_engine_add_wait (PtiEngine *engine, guint rank, guint n, const guint32 *requests,
+                              gboolean any, GError **error);
 
 /* Called from pti_engine_run about every @every resolved engine steps with
  * the events resolved so far, the total, and the simulated time reached. */

@@ -521,8 +521,7 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
 {
   g_return_val_if_fail (w != NULL && e != NULL, FALSE);
   g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
-  g_return_val_if_fail (e->kind == PTI_TRACE_COMPUTE || e->kind == PTI_TRACE_SEND
-                        || e->kind == PTI_TRACE_RECV, FALSE);
+  g_return_val_if_fail (e->kind <= PTI_TRACE_WAITANY, FALSE);
   g_return_val_if_fail (e->device != NULL && e->model != NULL, FALSE);
   g_return_val_if_fail (time_ok (e->start) && time_ok (e->end) && e->end >= e->start, FALSE);
   g_return_val_if_fail (e->kind == PTI_TRACE_COMPUTE || time_ok (e->wait), FALSE);
@@ -545,6 +544,10 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
   case PTI_TRACE_COMPUTE: PUT ("compute"); break;
   case PTI_TRACE_SEND: PUT ("send"); break;
   case PTI_TRACE_RECV: PUT ("recv"); break;
+  case PTI_TRACE_ISEND: PUT ("isend"); break;
+  case PTI_TRACE_IRECV: PUT ("irecv"); break;
+  case PTI_TRACE_WAIT: PUT ("wait"); break;
+  case PTI_TRACE_WAITANY: PUT ("waitany"); break;
   }
   PUT ("\" start=\"");
   p += format_seconds (p, e->start);
@@ -558,7 +561,10 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
     PUT ("\" rud=\"");
     p += escape_attr (p, rud, rud_len);
   }
-  if (e->kind != PTI_TRACE_COMPUTE) {
+  if (e->kind == PTI_TRACE_WAIT || e->kind == PTI_TRACE_WAITANY) {
+    PUT ("\" wait=\"");
+    p += format_seconds (p, e->wait);
+  } else if (e->kind != PTI_TRACE_COMPUTE) {
     PUT ("\" peer=\"");
     p += format_u64 (p, e->peer);
     PUT ("\" tag=\"");

@@ -15,6 +15,10 @@ typedef enum {
   PTI_TRACE_COMPUTE,   /* a device use priced by a CPU model */
   PTI_TRACE_SEND,      /* a blocking send (eager or rendezvous) */
   PTI_TRACE_RECV,      /* a blocking receive */
+  PTI_TRACE_ISEND,     /* posting a non-blocking send (message attributes) */
+  PTI_TRACE_IRECV,     /* posting a non-blocking receive (message attributes) */
+  PTI_TRACE_WAIT,      /* waiting for requests (only `wait` among the message fields) */
+  PTI_TRACE_WAITANY,
 } PtiTraceKind;
 
 /* One model record type, as declared by a model (PtiTraceRecordDesc). */

@@ -26,6 +26,7 @@
 
 typedef enum {
   ST_LET, ST_FOR, ST_IF, ST_USE, ST_SEND, ST_RECV, ST_BARRIER, ST_BCAST, ST_ALLREDUCE,
+  ST_ISEND, ST_IRECV, ST_WAIT, ST_WAITALL, ST_WAITANY,
 } StmtKind;
 
 typedef struct {
@@ -44,7 +45,11 @@ struct Stmt {
   StmtKind kind;
   const char *element;          /* static: "send", "let", ... */
   long line;
-  guint slot;                   /* ST_LET, ST_FOR: the variable */
+  guint slot;                   /* ST_LET, ST_FOR: the variable; ST_ISEND, ST_IRECV:
+                                 * the request variable if has_slot */
+  gboolean has_slot;
+  gboolean any_source;          /* receives: from="any" */
+  gboolean any_tag;             /* receives: tag="any" */
   Arg arg[3];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
   Block body;                   /* ST_FOR; ST_IF when true */
@@ -60,6 +65,7 @@ typedef struct {
   GArray     *var_slots;        /* slots of program variables, unique */
   guint slot_rank;
   guint rank;                   /* while running */
+  GArray *outstanding;          /* requests of the running rank no wait has named */
 } Loader;
 
 /* ---- errors ----------------------------------------------------------- */
@@ -234,14 +240,42 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
       st->rud = pti_rud_ref (r);
       return TRUE;
     }
-  if (strcmp (name, "send") == 0 || strcmp (name, "recv") == 0)
+  if (strcmp (name, "send") == 0 || strcmp (name, "recv") == 0
+      || strcmp (name, "isend") == 0 || strcmp (name, "irecv") == 0)
     {
-      gboolean send = name[0] == 's';
-      st->kind = send ? ST_SEND : ST_RECV;
-      st->element = send ? "send" : "recv";
-      return compile_attr (ld, node, send ? "to" : "from", TRUE, &st->arg[0], error)
+      gboolean nonblocking = name[0] == 'i';
+      gboolean send = name[nonblocking] == 's';
+      st->kind = nonblocking ? (send ? ST_ISEND : ST_IRECV) : (send ? ST_SEND : ST_RECV);
+      st->element = nonblocking ? (send ? "isend" : "irecv") : (send ? "send" : "recv");
+      if (!send)
+        {
+          /* "any" is a wildcard, not a name: MPI_ANY_SOURCE, MPI_ANY_TAG */
+          g_autofree char *from = pti_xml_attr (node, "from");
+          g_autofree char *tag = pti_xml_attr (node, "tag");
+          st->any_source = g_strcmp0 (from, "any") == 0;
+          st->any_tag = g_strcmp0 (tag, "any") == 0;
+        }
+      if (nonblocking && xmlHasProp (node, (const xmlChar *) "request"))
+        {
+          st->has_slot = TRUE;
+          if (!variable_slot (ld, node, "request", &st->slot, error))
+            return FALSE;
+        }
+      return (st->any_source || compile_attr (ld, node, send ? "to" : "from", TRUE, &st->arg[0], error))
              && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error)
-             && compile_attr (ld, node, "tag", FALSE, &st->arg[2], error);
+             && (st->any_tag || compile_attr (ld, node, "tag", FALSE, &st->arg[2], error));
+    }
+  if (strcmp (name, "wait") == 0)
+    {
+      st->kind = ST_WAIT;
+      st->element = "wait";
+      return compile_attr (ld, node, "request", TRUE, &st->arg[0], error);
+    }
+  if (strcmp (name, "waitall") == 0 || strcmp (name, "waitany") == 0)
+    {
+      st->kind = name[4] == 'a' && name[5] == 'l' ? ST_WAITALL : ST_WAITANY;
+      st->element = st->kind == ST_WAITALL ? "waitall" : "waitany";
+      return TRUE;
     }
   if (strcmp (name, "barrier") == 0)
     {
@@ -346,6 +380,11 @@ eval_bytes (Loader *ld, const Stmt *st, const Arg *a, guint64 *out, GError **err
 static inline gboolean
 eval_tag (Loader *ld, const Stmt *st, const Arg *a, gint *out, GError **error)
 {
+  if (st->any_tag)
+    {
+      *out = PTI_ANY_TAG;
+      return TRUE;
+    }
   if (a->expr == NULL)
     {
       *out = 0;
@@ -421,17 +460,63 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
 
     case ST_SEND:
     case ST_RECV:
+    case ST_ISEND:
+    case ST_IRECV:
       {
-        guint peer = 0;
+        gboolean send = st->kind == ST_SEND || st->kind == ST_ISEND;
+        guint peer = PTI_ANY_SOURCE;
         guint64 bytes = 0;
         gint tag = 0;
-        if (!eval_rank (ld, st, &st->arg[0], st->kind == ST_SEND ? "destination" : "source",
-                        &peer, error)
+        if ((!st->any_source
+             && !eval_rank (ld, st, &st->arg[0], send ? "destination" : "source", &peer, error))
             || !eval_bytes (ld, st, &st->arg[1], &bytes, error)
             || !eval_tag (ld, st, &st->arg[2], &tag, error))
           return FALSE;
-        ok = st->kind == ST_SEND ? pti_mpi_send (ctx, rank, peer, bytes, tag, error)
-                                 : pti_mpi_recv (ctx, rank, peer, bytes, tag, error);
+        PtiRequest req = 0;
+        switch (st->kind)
+          {
+          case ST_SEND: ok = pti_mpi_send (ctx, rank, peer, bytes, tag, error); break;
+          case ST_RECV: ok = pti_mpi_recv (ctx, rank, peer, bytes, tag, error); break;
+          case ST_ISEND: ok = pti_mpi_isend (ctx, rank, peer, bytes, tag, &req, error); break;
+          default: ok = pti_mpi_irecv (ctx, rank, peer, bytes, tag, &req, error); break;
+          }
+        if (ok && (st->kind == ST_ISEND || st->kind == ST_IRECV))
+          {
+            g_array_append_val (ld->outstanding, req);
+            if (st->has_slot)
+              pti_symbols_set (ld->symbols, st->slot, req);
+          }
+        break;
+      }
+
+    case ST_WAIT:
+      {
+        double h = 0;
+        if (!eval_whole (ld, st, &st->arg[0], 0, G_MAXUINT32, "a request", &h, error))
+          return FALSE;
+        PtiRequest req = (PtiRequest) h;
+        ok = pti_mpi_wait (ctx, rank, req, error);
+        for (guint i = 0; ok && i < ld->outstanding->len; i++)
+          if (g_array_index (ld->outstanding, PtiRequest, i) == req)
+            {
+              g_array_remove_index (ld->outstanding, i);
+              break;
+            }
+        break;
+      }
+
+    case ST_WAITALL:
+    case ST_WAITANY:
+      {
+        /* over every request of this rank that no wait has named yet */
+        GArray *o = ld->outstanding;
+        if (st->kind == ST_WAITALL)
+          {
+            ok = pti_mpi_waitall (ctx, rank, o->len, (PtiRequest *) o->data, error);
+            g_array_set_size (o, 0);
+          }
+        else
+          ok = pti_mpi_waitany (ctx, rank, o->len, (PtiRequest *) o->data, error);
         break;
       }
 
@@ -616,6 +701,7 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
                                    (GDestroyNotify) pti_rud_unref),
     .constants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .var_slots = g_array_new (FALSE, FALSE, sizeof (guint)),
+    .outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest)),
   };
   ld.slot_rank = pti_symbols_intern (ld.symbols, "rank");
   Block program = { 0 };
@@ -628,6 +714,7 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
   for (guint r = 0; r < n && ok; r++)
     {
       ld.rank = r;
+      g_array_set_size (ld.outstanding, 0);
       for (guint i = 0; i < ld.var_slots->len; i++)
         pti_symbols_set (ld.symbols, g_array_index (ld.var_slots, guint, i), NAN);
       pti_symbols_set (ld.symbols, ld.slot_rank, r);
@@ -637,5 +724,6 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
   block_clear (&program);
   g_hash_table_unref (ld.constants);
   g_array_unref (ld.var_slots);
+  g_array_unref (ld.outstanding);
   return ok;
 }

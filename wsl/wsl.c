@@ -410,21 +410,21 @@ pti_use_xml (PtiContext *ctx, guint rank, const char *xml, GError **error)
 }
 
 static gboolean
-check_message (const PtiContext *ctx, const char *what, guint rank, const char *peer_role,
-               guint peer, gint tag, GError **error)
+check_message (const PtiContext *ctx, const char *what, guint rank, gboolean receive, guint peer,
+               gint tag, GError **error)
 {
   if (!check_rank (ctx, what, rank, error))
     return FALSE;
   guint n = pti_engine_n_procs (ctx->engine);
-  if (peer >= n) {
+  if (peer >= n && !(receive && peer == PTI_ANY_SOURCE)) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "%s on rank %u: %s rank %u out of range (%u processes: ranks 0 to %u)",
-                 what, rank, peer_role, peer, n, n - 1);
+                 what, rank, receive ? "source" : "destination", peer, n, n - 1);
     return FALSE;
   }
-  if (tag < 0) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s on rank %u: tag %d must be >= 0",
-                 what, rank, tag);
+  if (tag < 0 && !(receive && tag == PTI_ANY_TAG)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s on rank %u: tag %d must be >= 0%s",
+                 what, rank, tag, receive ? " (or PTI_ANY_TAG)" : "");
     return FALSE;
   }
   return TRUE;
@@ -433,15 +433,73 @@ check_message (const PtiContext *ctx, const char *what, guint rank, const char *
 gboolean
 pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
 {
-  return check_message (ctx, "send", rank, "destination", dst, tag, error)
-         && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag, error);
+  return check_message (ctx, "send", rank, FALSE, dst, tag, error)
+         && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag, PTI_COMM_WORLD, error);
 }
 
 gboolean
 pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag, GError **error)
 {
-  return check_message (ctx, "recv", rank, "source", src, tag, error)
-         && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag, error);
+  return check_message (ctx, "recv", rank, TRUE, src, tag, error)
+         && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag, PTI_COMM_WORLD, error);
+}
+
+gboolean
+pti_mpi_isend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+               PtiRequest *request, GError **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+  guint32 r;
+  if (!check_message (ctx, "isend", rank, FALSE, dst, tag, error)
+      || !pti_engine_add_isend (ctx->engine, rank, dst, bytes, tag, PTI_COMM_WORLD, &r, error))
+    return FALSE;
+  *request = r;
+  return TRUE;
+}
+
+gboolean
+pti_mpi_irecv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
+               PtiRequest *request, GError **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+  guint32 r;
+  if (!check_message (ctx, "irecv", rank, TRUE, src, tag, error)
+      || !pti_engine_add_irecv (ctx->engine, rank, src, bytes, tag, PTI_COMM_WORLD, &r, error))
+    return FALSE;
+  *request = r;
+  return TRUE;
+}
+
+static gboolean
+add_wait (PtiContext *ctx, const char *what, guint rank, guint n, const PtiRequest *requests,
+          gboolean any, GError **error)
+{
+  if (!check_rank (ctx, what, rank, error))
+    return FALSE;
+  G_STATIC_ASSERT (sizeof (PtiRequest) == sizeof (guint32));
+  if (!pti_engine_add_wait (ctx->engine, rank, n, (const guint32 *) requests, any, error)) {
+    g_prefix_error (error, "%s: ", what);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+pti_mpi_wait (PtiContext *ctx, guint rank, PtiRequest request, GError **error)
+{
+  return add_wait (ctx, "wait", rank, 1, &request, FALSE, error);
+}
+
+gboolean
+pti_mpi_waitall (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests, GError **error)
+{
+  return add_wait (ctx, "waitall", rank, n, requests, FALSE, error);
+}
+
+gboolean
+pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests, GError **error)
+{
+  return add_wait (ctx, "waitany", rank, n, requests, TRUE, error);
 }
 
 gboolean
@@ -453,13 +511,13 @@ pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError 
 gboolean
 pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error)
 {
-  return pti_engine_add_send (ctx->engine, rank, dst, bytes, PTI_COLLECTIVE_TAG, error);
+  return pti_engine_add_send (ctx->engine, rank, dst, bytes, 0, PTI_COMM_WORLD_COLLECTIVE, error);
 }
 
 gboolean
 pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error)
 {
-  return pti_engine_add_recv (ctx->engine, rank, src, bytes, PTI_COLLECTIVE_TAG, error);
+  return pti_engine_add_recv (ctx->engine, rank, src, bytes, 0, PTI_COMM_WORLD_COLLECTIVE, error);
 }
 
 /* ---- evaluation -------------------------------------------------------------- */

@@ -454,6 +454,175 @@ test_deterministic_trace (void)
   g_rmdir (dir);
 }
 
+/* A computation of @us microseconds (MFDL = 2 us each) on @rank. */
+static void
+compute_us (PtiContext *ctx, guint rank, guint us)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *xml = g_strdup_printf ("<rud device='cpu'><compute type='clc' of='%u*MFDL'/></rud>",
+                                          us / 2);
+  g_assert_true (pti_use_xml (ctx, rank, xml, &error));
+  g_assert_no_error (error);
+}
+
+/* Overlap: rank 0 isends 1000 B (2 us of overhead), computes 100 us and
+ * waits: the eager send completed at 2 us, so it ends at 102 us without
+ * waiting.  Rank 1 posts an irecv at 0, computes 100 us and waits: the data
+ * arrived at 2 + 10 + 10 = 22 us, so the wait costs only o_r: 103 us. */
+static void
+test_nonblocking_overlap (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest s, r;
+  g_assert_true (pti_mpi_isend (ctx, 0, 1, 1000, 4, &s, &error));
+  compute_us (ctx, 0, 100);
+  g_assert_true (pti_mpi_wait (ctx, 0, s, &error));
+  g_assert_true (pti_mpi_irecv (ctx, 1, 0, 1000, 4, &r, &error));
+  compute_us (ctx, 1, 100);
+  g_assert_true (pti_mpi_wait (ctx, 1, r, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 103 * US);
+  PtiProcessResult r0 = result (ctx, 0), r1 = result (ctx, 1);
+  assert_time (r0.end, 102 * US);
+  assert_time (r0.wait, 0);
+  assert_time (r1.end, 103 * US);
+  assert_time (r1.wait, 0);
+  assert_time (r1.comm, 3 * US);
+  g_assert_cmpuint (pti_result_events (ctx), ==, 6);
+}
+
+/* Waitall on three irecvs whose messages (sent at 0 by ranks 1-3) all
+ * arrive at 22 us: the wait ends at 22 us plus three receive overheads,
+ * 31 us, having waited 22 us. */
+static void
+test_waitall (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest req[3];
+  for (guint k = 0; k < 3; k++)
+    g_assert_true (pti_mpi_irecv (ctx, 0, k + 1, 1000, 0, &req[k], &error));
+  g_assert_true (pti_mpi_waitall (ctx, 0, 3, req, &error));
+  for (guint k = 1; k < 4; k++)
+    g_assert_true (pti_mpi_send (ctx, k, 0, 1000, 0, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 0).end, 31 * US);
+  assert_time (result (ctx, 0).wait, 22 * US);
+  assert_time (result (ctx, 0).comm, 9 * US);
+}
+
+/* Receives from any source take messages in the order their sends were
+ * posted: rank k computes 10(4-k) us and sends 1000 B, so rank 3 sends
+ * first (at 10 us, arrival 32 us), then rank 2 (20 us, 42 us), then rank 1
+ * (30 us, 52 us).  The three receives end at 35, 45 and 55 us. */
+static void
+test_any_source (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  for (guint k = 0; k < 3; k++)
+    g_assert_true (pti_mpi_recv (ctx, 0, PTI_ANY_SOURCE, 1000, PTI_ANY_TAG, &error));
+  for (guint k = 1; k < 4; k++) {
+    compute_us (ctx, k, 10 * (4 - k));
+    g_assert_true (pti_mpi_send (ctx, k, 0, 1000, 10 + k, &error));
+  }
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 0).end, 55 * US);
+  assert_time (result (ctx, 0).wait, (32 + 7 + 7) * US);
+}
+
+/* Waitany picks the first request to complete: rank 2's message (sent
+ * after 10 us, arrival 32 us) before rank 1's (sent after 30 us, arrival
+ * 52 us).  First waitany ends at 35 us, the second at 55 us. */
+static void
+test_waitany (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (3, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest req[2];
+  g_assert_true (pti_mpi_irecv (ctx, 0, 1, 1000, 0, &req[0], &error));
+  g_assert_true (pti_mpi_irecv (ctx, 0, 2, 1000, 0, &req[1], &error));
+  g_assert_true (pti_mpi_waitany (ctx, 0, 2, req, &error));
+  compute_us (ctx, 0, 4);   /* 35 -> 39 us */
+  g_assert_true (pti_mpi_waitany (ctx, 0, 2, req, &error));
+  compute_us (ctx, 1, 30);
+  g_assert_true (pti_mpi_send (ctx, 1, 0, 1000, 0, &error));
+  compute_us (ctx, 2, 10);
+  g_assert_true (pti_mpi_send (ctx, 2, 0, 1000, 0, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 0).end, 55 * US);
+  assert_time (result (ctx, 0).wait, (32 + 13) * US);
+}
+
+/* A rendezvous isend overlaps its handshake and transfer with computation:
+ * request at 2 us, reply back at 22 us, data out 22..1022 us; rank 0
+ * computes until 2002 us and its wait costs nothing.  Rank 1's receive ends
+ * at 1035 us. */
+static void
+test_isend_rendezvous (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest s;
+  g_assert_true (pti_mpi_isend (ctx, 0, 1, 100000, 0, &s, &error));
+  compute_us (ctx, 0, 2000);
+  g_assert_true (pti_mpi_wait (ctx, 0, s, &error));
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 100000, 0, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 0).end, 2002 * US);
+  assert_time (result (ctx, 0).wait, 0);
+  assert_time (result (ctx, 1).end, 1035 * US);
+}
+
+static void
+test_request_mistakes (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest r;
+  g_assert_true (pti_mpi_irecv (ctx, 0, 1, 8, 0, &r, &error));
+  g_assert_false (pti_mpi_wait (ctx, 0, r + 7, &error));
+  g_assert_nonnull (strstr (error->message, "was not made by isend or irecv"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_wait (ctx, 1, r, &error));   /* another rank's request */
+  g_clear_error (&error);
+  g_assert_true (pti_mpi_wait (ctx, 0, r, &error));
+  g_assert_false (pti_mpi_wait (ctx, 0, r, &error));
+  g_assert_nonnull (strstr (error->message, "already completed"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_isend (ctx, 0, PTI_ANY_SOURCE, 8, 0, &r, &error));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_send (ctx, 0, 1, 8, PTI_ANY_TAG, &error));
+  g_clear_error (&error);
+  /* a request never waited for */
+  g_assert_true (pti_mpi_isend (ctx, 1, 0, 8, 0, &r, &error));
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "rank 1: request 0 (isend to rank 0, tag 0, 8 bytes) is never completed by a wait"));
+}
+
+static void
+test_deadlock_waitall (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  PtiRequest r[2];
+  g_assert_true (pti_mpi_irecv (ctx, 0, 1, 8, 1, &r[0], &error));
+  g_assert_true (pti_mpi_irecv (ctx, 0, PTI_ANY_SOURCE, 8, PTI_ANY_TAG, &r[1], &error));
+  g_assert_true (pti_mpi_waitall (ctx, 0, 2, r, &error));
+  g_assert_true (pti_mpi_send (ctx, 1, 0, 8, 1, &error));
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_DEADLOCK);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "rank 0: blocked since 0.000000000 s in wait for irecv from any rank, any tag, 8 bytes: no matching send"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -474,5 +643,12 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/user-mistakes", test_user_mistakes);
   g_test_add_func ("/engine/too-many-processes", test_too_many_processes);
   g_test_add_func ("/engine/deterministic-trace", test_deterministic_trace);
+  g_test_add_func ("/engine/nonblocking-overlap", test_nonblocking_overlap);
+  g_test_add_func ("/engine/waitall", test_waitall);
+  g_test_add_func ("/engine/any-source", test_any_source);
+  g_test_add_func ("/engine/waitany", test_waitany);
+  g_test_add_func ("/engine/isend-rendezvous", test_isend_rendezvous);
+  g_test_add_func ("/engine/request-mistakes", test_request_mistakes);
+  g_test_add_func ("/engine/deadlock-waitall", test_deadlock_waitall);
   return g_test_run ();
 }

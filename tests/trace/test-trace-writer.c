@@ -660,7 +660,7 @@ test_schema_rejects (void)
 {
   const char *bad[] = {
     "", /* no events section */
-    "<events><process rank='0'><event kind='wait' start='0.000000000' end='1.000000000' device='cpu' model='cpu-clc'/></process></events>",
+    "<events><process rank='0'><event kind='sleep' start='0.000000000' end='1.000000000' device='cpu' model='cpu-clc'/></process></events>",
     "<events><process rank='0'><event kind='compute' start='-1.000000000' end='1.000000000' device='cpu' model='cpu-clc'/></process></events>",
     "<events><process rank='0'><event kind='compute' start='0.5' end='1.000000000' device='cpu' model='cpu-clc'/></process></events>",
     "<events><process rank='0'><event kind='compute' start='1e-3' end='1.000000000' device='cpu' model='cpu-clc'/></process></events>",

@@ -68,6 +68,25 @@ build_file (const char *name, const char *const *overrides)
   return ctx;
 }
 
+/* Non-blocking halo exchange (data/nonblocking.xml has the derivation):
+ * every rank ends at 28 us, having waited 22 - 8 = 14 us; 7 events each
+ * (2 irecv, 2 isend, 1 compute, wait, waitall). */
+static void
+test_nonblocking (void)
+{
+  g_autoptr (PtiContext) ctx = build_file ("nonblocking.xml", NULL);
+  assert_time (pti_result_time (ctx), 28 * US);
+  for (guint r = 0; r < 4; r++)
+    {
+      PtiProcessResult pr = result (ctx, r);
+      g_assert_cmpuint (pr.events, ==, 7);
+      assert_time (pr.end, 28 * US);
+      assert_time (pr.wait, 14 * US);
+      assert_time (pr.compute, 4 * US);
+      assert_time (pr.comm, (2 + 2 + 3 + 3) * US);
+    }
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 /* Ping-pong, 3 rounds: rank 0 computes n = 10 iterations of LFOR + MFDL
@@ -377,6 +396,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/pingpong-matches-api", test_pingpong_matches_api);
   g_test_add_func ("/workload/override", test_override);
   g_test_add_func ("/workload/statements", test_statements);
+  g_test_add_func ("/workload/nonblocking", test_nonblocking);
   g_test_add_func ("/workload/sweep3d-example", test_sweep3d_example);
   g_test_add_func ("/workload/error/unbound", test_error_unbound);
   g_test_add_func ("/workload/error/expression", test_error_expression);

@@ -50,8 +50,29 @@ typedef struct _PtiContext PtiContext;
 typedef struct _PtiRud PtiRud;
 
 /**
- * PTI_ANY_TAG: reserved; tags given to pti_mpi_send/recv must be >= 0.
+ * PTI_ANY_SOURCE:
+ *
+ * A receive's source that matches a message from any rank (MPI_ANY_SOURCE).
  */
+#define PTI_ANY_SOURCE G_MAXUINT
+
+/**
+ * PTI_ANY_TAG:
+ *
+ * A receive's tag that matches any tag (MPI_ANY_TAG).  Tags of sends, and
+ * of receives otherwise, are >= 0.
+ */
+#define PTI_ANY_TAG (-1)
+
+/**
+ * PtiRequest:
+ *
+ * A pending non-blocking operation of one rank, made by pti_mpi_isend() or
+ * pti_mpi_irecv() and completed by exactly one pti_mpi_wait() or
+ * pti_mpi_waitall(), or by the pti_mpi_waitany() that picks it.  Valid only
+ * with the rank that made it.
+ */
+typedef guint PtiRequest;
 
 /* ---- context --------------------------------------------------------- */
 
@@ -199,15 +220,66 @@ PTI_API gboolean pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 b
 /**
  * pti_mpi_recv:
  * @rank: the receiver
- * @src: the sender
- * @bytes: the expected message length (checked against the matching send)
- * @tag: a tag >= 0
+ * @src: the sender, or PTI_ANY_SOURCE
+ * @bytes: the receive buffer's length (a longer matching message is an error)
+ * @tag: a tag >= 0, or PTI_ANY_TAG
  *
  * A blocking receive.  Matching is by source and tag, in order
  * (non-overtaking, as MPI).
  */
 PTI_API gboolean pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
                                GError **error);
+
+/**
+ * pti_mpi_isend:
+ * @request: (out): the request, to be completed by a wait
+ *
+ * A non-blocking send: the rank spends its send overhead and goes on.  An
+ * eager message's request is complete at once; a rendezvous message's when
+ * its data has left, after the receiver has answered.
+ */
+PTI_API gboolean pti_mpi_isend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+                                PtiRequest *request, GError **error);
+
+/**
+ * pti_mpi_irecv:
+ * @src: the sender, or PTI_ANY_SOURCE
+ * @tag: a tag >= 0, or PTI_ANY_TAG
+ * @request: (out): the request, to be completed by a wait
+ *
+ * A non-blocking receive.  Posted receives are matched in the order they
+ * were posted, as MPI does; the receive overhead is spent by the wait that
+ * completes it.
+ */
+PTI_API gboolean pti_mpi_irecv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
+                                PtiRequest *request, GError **error);
+
+/**
+ * pti_mpi_wait:
+ *
+ * Blocks @rank until @request is complete.
+ */
+PTI_API gboolean pti_mpi_wait (PtiContext *ctx, guint rank, PtiRequest request, GError **error);
+
+/**
+ * pti_mpi_waitall:
+ *
+ * Blocks @rank until every one of @requests is complete.
+ */
+PTI_API gboolean pti_mpi_waitall (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests,
+                                  GError **error);
+
+/**
+ * pti_mpi_waitany:
+ *
+ * Blocks @rank until one of @requests is complete (the first to complete in
+ * simulated time; requests an earlier waitany completed are skipped, as MPI
+ * skips null requests) and completes that one only.  Which one it was is
+ * known only at evaluation, so a workload waits for a set with as many
+ * waitany calls as it has requests, or ends with a waitall.
+ */
+PTI_API gboolean pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests,
+                                  GError **error);
 
 /**
  * pti_mpi_barrier / pti_mpi_bcast / pti_mpi_allreduce:
