@@ -55,6 +55,15 @@ pti_mpi_bcast (PtiContext *ctx, guint rank, guint root, guint64 bytes, GError **
 }
 
 gboolean
+pti_mpi_reduce (PtiContext *ctx, guint rank, guint root, guint64 bytes, GError **error)
+{
+  if (!pti_wsl_check_collective (ctx, "reduce", rank, error)
+      || !pti_wsl_check_collective (ctx, "reduce root", root, error))
+    return FALSE;
+  return reduce (ctx, rank, root, bytes, error);
+}
+
+gboolean
 pti_mpi_allreduce (PtiContext *ctx, guint rank, guint64 bytes, GError **error)
 {
   return pti_wsl_check_collective (ctx, "allreduce", rank, error)

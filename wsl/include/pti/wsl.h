@@ -282,7 +282,7 @@ PTI_API gboolean pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const Pt
                                   GError **error);
 
 /**
- * pti_mpi_barrier / pti_mpi_bcast / pti_mpi_allreduce:
+ * pti_mpi_barrier / pti_mpi_bcast / pti_mpi_allreduce / pti_mpi_reduce:
  *
  * Collectives over all processes, expanded into point-to-point messages that
  * the network model sees: barrier and allreduce as a binomial-tree reduce to
@@ -293,6 +293,9 @@ PTI_API gboolean pti_mpi_barrier (PtiContext *ctx, guint rank, GError **error);
 PTI_API gboolean pti_mpi_bcast (PtiContext *ctx, guint rank, guint root, guint64 bytes,
                                 GError **error);
 PTI_API gboolean pti_mpi_allreduce (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
+/* pti_mpi_reduce: a binomial-tree reduce of @bytes to @root. */
+PTI_API gboolean pti_mpi_reduce (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                 GError **error);
 
 /* ---- evaluation and results ------------------------------------------- */
 
