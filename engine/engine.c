@@ -77,7 +77,7 @@ typedef struct {
   double ready;          /* s: when it completed (valid once done) */
   double busy_from;      /* s: from when the rest of its time is the message layer's
                           * work rather than waiting on the peer (rendezvous data out) */
-  guint32 event;         /* the event that posted it */
+  guint32 event;         /* handle of the event that posted it (see Proc.base) */
   guint32 next;          /* posted-receive queue, or free list */
   guint32 src;           /* receive: wanted source, or PTI_ENGINE_ANY_SOURCE */
   gint32 tag;            /* receive: wanted tag, or PTI_ENGINE_ANY_TAG */
@@ -87,15 +87,23 @@ typedef struct {
 } Req;
 
 typedef enum {
-  PROC_READY,            /* runnable (or waiting for its RESUME) */
+  PROC_READY,            /* runnable: not started yet, or running */
+  PROC_SCHEDULED,        /* its RESUME is in the heap */
   PROC_WAITING,          /* blocked in the event at its cursor until requests complete */
-  PROC_DONE,
+  PROC_STARVED,          /* at the end of its events: finished, unless more are added */
 } ProcState;
 
 typedef struct {
   Event *ev;
   guint n, cap;
   guint cursor;          /* next event to resolve */
+  guint64 dropped;       /* events resolved, written and freed so far (or repeated) */
+  guint stop;            /* a run treats this index as the end of the events */
+  GArray *regions;       /* Region: blocks marked for analytical repetition */
+  guint32 base;          /* events dropped by partial evaluations before ev[0],
+                          * modulo 2^32: an event's handle (a request) is base +
+                          * its index, so handles survive the dropping as long
+                          * as fewer than 2^32 events of a rank are pending */
   double clock;          /* s: where this process is */
   double wait_from;      /* s: when its current blocking event began to wait
                           * (after a blocking send's overhead) */
@@ -103,15 +111,22 @@ typedef struct {
   Req *reqs;
   guint n_reqs, cap_reqs;
   guint32 free_req;      /* free list of request slots */
+  guint live_reqs;       /* slots in use */
   guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
   Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
-  guint32 *waits;        /* request lists of WAIT/WAITANY events: event indices */
+  guint32 *waits;        /* request lists of WAIT/WAITANY events: event handles */
   guint n_waits, cap_waits;
   const PtiModelInstance *cpu;
   const PtiModelInstance *net;
   guint32 network, port;
   double compute, comm, wait;
 } Proc;
+
+/* A block of one process's events evaluated `count` times (indices into ev). */
+typedef struct {
+  guint start, end;
+  guint64 count;
+} Region;
 
 typedef enum {
   ITEM_RESUME,           /* a process continues at its clock */
@@ -144,13 +159,33 @@ struct _PtiEngine {
   Msg *free_msgs;
   GPtrArray *msg_chunks;
   GError *error;         /* first error raised inside the loop */
-  gboolean ran;
+  gboolean started;
+  gboolean finished;
+  double horizon;        /* a partial run resolves nothing at or after this time */
   double predicted;
   guint64 n_events;
   PtiProgressFunc progress;
   gpointer progress_data;
   guint64 progress_every;
+  PtiTraceWriter *writer;          /* for the repetitions evaluated, if traced */
+  const char *const *rud_names;
+  guint64 repetitions_extrapolated;
+  guint64 repetitions_evaluated;
 };
+
+static inline guint32
+handle_of (const Proc *p, guint index)
+{
+  return p->base + (guint32) index;
+}
+
+/* The event a handle names (NULL if it is not among the pending events). */
+static inline Event *
+event_of (const Proc *p, guint32 handle)
+{
+  guint32 index = handle - p->base;
+  return index < p->n ? &p->ev[index] : NULL;
+}
 
 static inline guint8
 ev_kind (const Event *ev)
@@ -265,6 +300,7 @@ pti_engine_new (const PtiSystem *system, guint nprocs, GError **error)
     p->net = node->network >= 0
                ? g_array_index (system->networks, PtiNetwork, node->network).model : NULL;
     p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
+    p->stop = G_MAXUINT;
   }
   return e;
 }
@@ -278,6 +314,8 @@ pti_engine_free (PtiEngine *e)
     g_free (e->procs[r].ev);
     g_free (e->procs[r].reqs);
     g_free (e->procs[r].waits);
+    if (e->procs[r].regions != NULL)
+      g_array_unref (e->procs[r].regions);
   }
   g_free (e->procs);
   g_free (e->heap);
@@ -344,7 +382,7 @@ add_message (PtiEngine *e, PtiEventKind kind, guint rank, guint peer, guint64 by
     return FALSE;
   Proc *p = &e->procs[rank];
   if (request != NULL)
-    *request = p->n;
+    *request = handle_of (p, p->n);
   Event *ev = event_append (p);
   ev->kind = kind;
   ev->ref = peer;
@@ -390,13 +428,20 @@ pti_engine_add_wait (PtiEngine *e, guint rank, guint n, const guint32 *requests,
   Proc *p = &e->procs[rank];
   for (guint i = 0; i < n; i++) {
     guint32 r = requests[i];
-    guint8 kind = r < p->n ? ev_kind (&p->ev[r]) : 0;
+    Event *posted = event_of (p, r);
+    if (posted == NULL && r - p->base >= p->n && (guint32) (p->base - r) <= p->base) {
+      /* before the pending events: resolved and dropped, so waited already */
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "rank %u: request %u was already completed by an earlier wait", rank, r);
+      return FALSE;
+    }
+    guint8 kind = posted ? ev_kind (posted) : 0;
     if (kind != PTI_EV_ISEND && kind != PTI_EV_IRECV) {
       g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                    "rank %u: request %u was not made by isend or irecv on this rank", rank, r);
       return FALSE;
     }
-    if (p->ev[r].kind & EV_WAITED) {
+    if (posted->kind & EV_WAITED) {
       g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                    "rank %u: request %u (%s) was already completed by an earlier wait", rank, r,
                    kind == PTI_EV_ISEND ? "isend" : "irecv");
@@ -407,7 +452,7 @@ pti_engine_add_wait (PtiEngine *e, guint rank, guint n, const guint32 *requests,
    * waitany completes one, which one is known only in stage 2. */
   if (!any)
     for (guint i = 0; i < n; i++)
-      p->ev[requests[i]].kind |= EV_WAITED;
+      event_of (p, requests[i])->kind |= EV_WAITED;
   if (p->n_waits + n > p->cap_waits) {
     p->cap_waits = MAX (MAX (64, p->cap_waits * 2), p->n_waits + n);
     p->waits = g_renew (guint32, p->waits, p->cap_waits);
@@ -438,6 +483,7 @@ req_new (Proc *p, guint32 event)
   }
   Req *q = &p->reqs[slot];
   memset (q, 0, sizeof *q);
+  p->live_reqs++;
   q->event = event;
   q->next = NO_SLOT;
   return slot;
@@ -446,9 +492,10 @@ req_new (Proc *p, guint32 event)
 static void
 req_free (Proc *p, guint32 slot)
 {
-  p->ev[p->reqs[slot].event].aux = NO_SLOT;
+  event_of (p, p->reqs[slot].event)->aux = NO_SLOT;
   p->reqs[slot].next = p->free_req;
   p->free_req = slot;
+  p->live_reqs--;
 }
 
 /* ---- stage 2 ------------------------------------------------------------ */
@@ -502,7 +549,7 @@ match (PtiEngine *e, Msg *m, guint32 slot)
 {
   Proc *q = &e->procs[m->dst];
   Req *rq = &q->reqs[slot];
-  Event *rv = &q->ev[rq->event];
+  Event *rv = event_of (q, rq->event);
   if (G_UNLIKELY (m->bytes > rv->bytes) && e->error == NULL)
     g_set_error (&e->error, PTI_ERROR, PTI_ERROR_INVALID,
                  "message of %" G_GUINT64_FORMAT " bytes from rank %u to rank %u (tag %d) is "
@@ -527,7 +574,7 @@ static void
 post_send (PtiEngine *e, guint rank, Event *ev)
 {
   Proc *p = &e->procs[rank];
-  guint32 slot = req_new (p, p->cursor);
+  guint32 slot = req_new (p, handle_of (p, p->cursor));
   Msg *m = msg_new (e);
   m->src = rank;
   m->dst = ev->ref;
@@ -581,7 +628,7 @@ static void
 post_recv (PtiEngine *e, guint rank, Event *ev)
 {
   Proc *q = &e->procs[rank];
-  guint32 slot = req_new (q, q->cursor);
+  guint32 slot = req_new (q, handle_of (q, q->cursor));
   Req *rq = &q->reqs[slot];
   rq->is_recv = TRUE;
   rq->src = ev->ref;
@@ -614,7 +661,7 @@ wait_list (Proc *p, const Event *ev, guint *n, guint32 *single)
 {
   guint8 kind = ev_kind (ev);
   if (kind == PTI_EV_SEND || kind == PTI_EV_RECV) {
-    *single = p->cursor;
+    *single = handle_of (p, p->cursor);
     *n = 1;
     return single;
   }
@@ -640,7 +687,7 @@ try_finish_wait (PtiEngine *e, Proc *p)
   guint live = 0;
   gint chosen = -1;
   for (guint i = 0; i < n; i++) {
-    guint32 slot = p->ev[list[i]].aux;
+    guint32 slot = event_of (p, list[i])->aux;
     if (slot == NO_SLOT)
       continue;
     live++;
@@ -668,11 +715,12 @@ try_finish_wait (PtiEngine *e, Proc *p)
   for (guint i = 0; i < n; i++) {
     if (any && (gint) i != chosen)
       continue;
-    guint32 slot = p->ev[list[i]].aux;
+    const Event *posted = event_of (p, list[i]);
+    guint32 slot = posted->aux;
     if (slot == NO_SLOT)
       continue;
     if (p->reqs[slot].is_recv)
-      o_r += net_ops (p)->recv_overhead (p->net->state, p->ev[list[i]].bytes);
+      o_r += net_ops (p)->recv_overhead (p->net->state, posted->bytes);
     req_free (p, slot);
   }
   ev->wait = (end - from) - busy;
@@ -702,7 +750,9 @@ static void
 run_proc (PtiEngine *e, guint rank)
 {
   Proc *p = &e->procs[rank];
-  while (p->cursor < p->n && e->error == NULL) {
+  guint end = MIN (p->n, p->stop);
+  p->state = PROC_READY;
+  while (p->cursor < end && e->error == NULL) {
     Event *ev = &p->ev[p->cursor];
     guint8 kind = ev_kind (ev);
     if (kind == PTI_EV_COMPUTE) {
@@ -715,8 +765,14 @@ run_proc (PtiEngine *e, guint rank)
     }
     if (p->clock > e->now) {
       heap_push (e, p->clock, ITEM_RESUME, rank, NULL);
+      p->state = PROC_SCHEDULED;
       return;
     }
+    /* A process acts at its own clock.  It is behind the current time only
+     * when it resumes after a cut (analytical repetition), where the others
+     * were taken to the cut first: then time steps back to it, which is
+     * exact for models without state carried between messages. */
+    e->now = p->clock;
     ev->start = e->now;
     switch (kind) {
     case PTI_EV_SEND:
@@ -743,8 +799,13 @@ run_proc (PtiEngine *e, guint rank)
       return;
     }
   }
-  if (p->cursor == p->n)
-    p->state = PROC_DONE;
+  if (p->cursor == end && e->error == NULL) {
+    /* Out of events: finished, unless a partial evaluation is under way and
+     * more will come, which may start at this clock: nothing later may be
+     * resolved before they are known. */
+    p->state = PROC_STARVED;
+    e->horizon = MIN (e->horizon, p->clock);
+  }
 }
 
 static void
@@ -829,7 +890,7 @@ report_deadlock (PtiEngine *e, GError **error)
   double latest = 0;
   for (guint r = 0; r < e->n_procs; r++) {
     Proc *p = &e->procs[r];
-    if (p->state == PROC_DONE)
+    if (p->state == PROC_STARVED)
       continue;
     blocked++;
     const Event *ev = &p->ev[p->cursor];
@@ -846,11 +907,11 @@ report_deadlock (PtiEngine *e, GError **error)
       guint n;
       const guint32 *list = wait_list (p, ev, &n, &single);
       for (guint i = 0, shown = 0; i < n; i++) {
-        guint32 slot = p->ev[list[i]].aux;
+        guint32 slot = event_of (p, list[i])->aux;
         if (slot == NO_SLOT || p->reqs[slot].done || shown++ >= 4)
           continue;
         g_string_append (s, shown > 1 ? "; " : " ");
-        describe_request (s, p, list[i]);
+        describe_request (s, p, list[i] - p->base);
       }
     }
     g_string_append_printf (s, " (event %u of %u)", p->cursor + 1, p->n);
@@ -896,7 +957,8 @@ check_requests_waited (PtiEngine *e, GError **error)
         g_autoptr (GString) s = g_string_new (NULL);
         describe_request (s, p, i);
         g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                     "rank %u: request %u (%s) is never completed by a wait", r, i, s->str);
+                     "rank %u: request %u (%s) is never completed by a wait", r,
+                     handle_of (p, i), s->str);
         return FALSE;
       }
     }
@@ -924,16 +986,30 @@ report_progress (PtiEngine *e)
   e->progress (done, total, e->now, e->progress_data);
 }
 
-gboolean
-pti_engine_run (PtiEngine *e, GError **error)
+static gboolean write_process_events (const PtiEngine *e, guint r, guint first, guint end,
+                                      PtiTraceWriter *w, const char *const *rud_names,
+                                      GError **error);
+
+/* Resolve what can be: resume the processes that can go on, then handle
+ * timed events in order; @bounded stops short of the horizon (a partial
+ * run).  FALSE if an error was raised (left in e->error). */
+static gboolean
+drain (PtiEngine *e, gboolean bounded)
 {
-  g_return_val_if_fail (!e->ran, FALSE);
-  e->ran = TRUE;
-  e->now = 0;
-  for (guint r = 0; r < e->n_procs && e->error == NULL; r++)
-    run_proc (e, r);
+  e->horizon = INFINITY;
+  for (guint r = 0; r < e->n_procs && e->error == NULL; r++) {
+    Proc *p = &e->procs[r];
+    if (p->state == PROC_READY || (p->state == PROC_STARVED && p->cursor < MIN (p->n, p->stop)))
+      run_proc (e, r);
+    else if (p->state == PROC_STARVED)
+      e->horizon = MIN (e->horizon, p->clock);
+  }
   guint64 countdown = e->progress_every;
   while (e->heap_n > 0 && e->error == NULL) {
+    /* A partial run stops short of the earliest clock at which a starved
+     * process may yet act: what lies at or beyond it waits for the next run. */
+    if (bounded && !(e->heap[0].t < e->horizon))
+      break;
     Item it = heap_pop (e);
     e->now = it.t;
     handle (e, &it);
@@ -942,26 +1018,332 @@ pti_engine_run (PtiEngine *e, GError **error)
       countdown = e->progress_every;
     }
   }
-  if (e->progress != NULL && e->error == NULL)
-    report_progress (e);
-  if (e->error != NULL) {
+  return e->error == NULL;
+}
+
+/* Resolve everything up to each process's stop, which must leave a clean
+ * cut: every process there, no message in flight, no request pending. */
+static gboolean
+cut (PtiEngine *e, const char *where, GError **error)
+{
+  if (!drain (e, FALSE)) {
     g_propagate_error (error, g_steal_pointer (&e->error));
     return FALSE;
   }
+  for (guint r = 0; r < e->n_procs; r++) {
+    Proc *p = &e->procs[r];
+    const char *why = NULL;
+    if (p->state != PROC_STARVED)
+      why = "is still blocked";
+    else if (p->unmatched_head != NULL || p->posted_head != NO_SLOT)
+      why = "has a message in flight across it";
+    else if (p->live_reqs > 0)
+      why = "has a request pending across it";
+    if (why == NULL)
+      continue;
+    g_autoptr (GError) local = NULL;
+    if (p->state != PROC_STARVED)
+      report_deadlock (e, &local);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "analytical repetition: rank %u %s %s (at simulated time %.9f s): a repeated "
+                 "block must be self-contained, its messages sent and received and its "
+                 "requests completed within one repetition%s%s", r, why, where, p->clock,
+                 local ? "; " : "", local ? local->message : "");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+write_block (PtiEngine *e, guint i, GError **error)
+{
+  for (guint r = 0; r < e->n_procs; r++) {
+    const Region *rg = &g_array_index (e->procs[r].regions, Region, i);
+    if (!write_process_events (e, r, rg->start, rg->end, e->writer, e->rud_names, error))
+      return FALSE;
+  }
+  return pti_trace_writer_end_chunk (e->writer, error);
+}
+
+static inline gboolean
+same (double a, double b)
+{
+  return fabs (a - b) <= 1e-10 * MAX (fabs (a), fabs (b)) + 1e-18;
+}
+
+/* Evaluate region @i of every process its count of times.  The block's
+ * events are reused in place (restored from a copy); once two successive
+ * repetitions advance every process by the same amount, the rest follow by
+ * max-plus homogeneity (a block that maps clocks x to A(x) maps x + c to
+ * A(x) + c) and are extrapolated without calling any model. */
+static gboolean
+repeat_region (PtiEngine *e, guint i, GError **error)
+{
+  guint n = e->n_procs;
+  guint64 count = g_array_index (e->procs[0].regions, Region, i).count;
+  g_autofree Event **copy = g_new0 (Event *, n);
+  g_autofree double *prev = g_new (double, 4 * n), *delta = g_new (double, 4 * n);
+  gboolean have_delta = FALSE, ok = TRUE;
+  for (guint r = 0; r < n; r++) {
+    Proc *p = &e->procs[r];
+    const Region *rg = &g_array_index (p->regions, Region, i);
+    copy[r] = g_memdup2 (p->ev + rg->start, (rg->end - rg->start) * sizeof (Event));
+    p->stop = rg->end;
+  }
+  for (guint64 k = 1; k <= count && ok; k++) {
+    for (guint r = 0; r < n; r++) {
+      Proc *p = &e->procs[r];
+      const Region *rg = &g_array_index (p->regions, Region, i);
+      if (k > 1) {
+        memcpy (p->ev + rg->start, copy[r], (rg->end - rg->start) * sizeof (Event));
+        p->cursor = rg->start;
+      }
+      double now[4] = { p->clock, p->compute, p->comm, p->wait };
+      memcpy (prev + 4 * r, now, sizeof now);
+    }
+    if (!(ok = cut (e, "at the end of a repeated block", error)))
+      break;
+    e->repetitions_evaluated++;
+    gboolean periodic = have_delta;
+    for (guint r = 0; r < n; r++) {
+      Proc *p = &e->procs[r];
+      double now[4] = { p->clock, p->compute, p->comm, p->wait };
+      for (guint j = 0; j < 4; j++) {
+        double d = now[j] - prev[4 * r + j];
+        periodic = periodic && same (d, delta[4 * r + j]);
+        delta[4 * r + j] = d;
+      }
+      periodic = periodic && same (delta[4 * r], delta[0]);
+    }
+    have_delta = TRUE;
+    if (periodic && k < count) {
+      double rest = (double) (count - k);
+      for (guint r = 0; r < n; r++) {
+        Proc *p = &e->procs[r];
+        const Region *rg = &g_array_index (p->regions, Region, i);
+        p->clock += rest * delta[4 * r];
+        p->compute += rest * delta[4 * r + 1];
+        p->comm += rest * delta[4 * r + 2];
+        p->wait += rest * delta[4 * r + 3];
+        p->dropped += (count - k) * (rg->end - rg->start);
+      }
+      e->repetitions_extrapolated += count - k;
+      break;
+    }
+    /* Every repetition but the last lives on only in the trace. */
+    if (k < count) {
+      if (e->writer != NULL && !(ok = write_block (e, i, error)))
+        break;
+      for (guint r = 0; r < n; r++) {
+        const Region *rg = &g_array_index (e->procs[r].regions, Region, i);
+        e->procs[r].dropped += rg->end - rg->start;
+      }
+    }
+  }
+  for (guint r = 0; r < n; r++)
+    g_free (copy[r]);
+  return ok;
+}
+
+static gboolean
+run_regions (PtiEngine *e, GError **error)
+{
+  guint n_regions = e->procs[0].regions ? e->procs[0].regions->len : 0;
+  for (guint r = 0; r < e->n_procs; r++) {
+    const Proc *p = &e->procs[r];
+    guint len = p->regions ? p->regions->len : 0;
+    gboolean open = len > 0 && g_array_index (p->regions, Region, len - 1).end == G_MAXUINT;
+    if (len != n_regions || open) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "analytical repetition: rank %u %s (rank 0 has %u repeated blocks)", r,
+                   open ? "has a repeated block that is never ended" : "has another number of repeated blocks",
+                   n_regions);
+      return FALSE;
+    }
+    for (guint i = 0; i < len; i++) {
+      guint64 c = g_array_index (p->regions, Region, i).count;
+      guint64 c0 = g_array_index (e->procs[0].regions, Region, i).count;
+      if (c != c0) {
+        g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                     "analytical repetition: repeated block %u is repeated %" G_GUINT64_FORMAT
+                     " times on rank %u but %" G_GUINT64_FORMAT " times on rank 0", i + 1, c, r, c0);
+        return FALSE;
+      }
+    }
+  }
+  for (guint i = 0; i < n_regions; i++) {
+    for (guint r = 0; r < e->n_procs; r++)
+      e->procs[r].stop = g_array_index (e->procs[r].regions, Region, i).start;
+    /* Up to the block: then drop what is resolved, so the block starts at 0. */
+    if (!cut (e, "where a repeated block begins", error)
+        || !pti_engine_flush (e, e->writer, e->rud_names, error)
+        || !repeat_region (e, 0, error))
+      return FALSE;
+    for (guint r = 0; r < e->n_procs; r++)
+      e->procs[r].stop = g_array_index (e->procs[r].regions, Region, 0).end;
+    if (!pti_engine_flush (e, e->writer, e->rud_names, error))
+      return FALSE;
+    for (guint r = 0; r < e->n_procs; r++)
+      g_array_remove_index (e->procs[r].regions, 0);
+  }
   for (guint r = 0; r < e->n_procs; r++)
-    if (e->procs[r].state != PROC_DONE) {
+    e->procs[r].stop = G_MAXUINT;
+  return TRUE;
+}
+
+gboolean
+pti_engine_run (PtiEngine *e, gboolean final, GError **error)
+{
+  g_return_val_if_fail (!e->finished, FALSE);
+  if (!e->started) {
+    e->started = TRUE;
+    e->now = 0;
+  }
+  if (final && e->procs[0].regions != NULL && !run_regions (e, error))
+    return FALSE;
+  gboolean ok = drain (e, !final);
+  if (e->progress != NULL && ok)
+    report_progress (e);
+  if (!ok) {
+    g_propagate_error (error, g_steal_pointer (&e->error));
+    return FALSE;
+  }
+  if (!final)
+    return TRUE;
+  e->finished = TRUE;
+  for (guint r = 0; r < e->n_procs; r++)
+    if (e->procs[r].state != PROC_STARVED) {
       report_deadlock (e, error);
       return FALSE;
     }
   if (!report_unreceived (e, error) || !check_requests_waited (e, error))
     return FALSE;
   e->predicted = 0;
-  e->n_events = 0;
-  for (guint r = 0; r < e->n_procs; r++) {
+  for (guint r = 0; r < e->n_procs; r++)
     e->predicted = MAX (e->predicted, e->procs[r].clock);
-    e->n_events += e->procs[r].n;
-  }
+  e->n_events = pti_engine_n_events (e);
   return TRUE;
+}
+
+gboolean
+pti_engine_repeat_begin (PtiEngine *e, guint rank, guint64 count, GError **error)
+{
+  Proc *p = &e->procs[rank];
+  if (p->regions == NULL)
+    p->regions = g_array_new (FALSE, FALSE, sizeof (Region));
+  if (p->regions->len > 0 && g_array_index (p->regions, Region, p->regions->len - 1).end == G_MAXUINT) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: a repeated block is already open (blocks do not nest)", rank);
+    return FALSE;
+  }
+  if (count == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: a block repeated 0 times: leave it out instead", rank);
+    return FALSE;
+  }
+  Region rg = { .start = p->n, .end = G_MAXUINT, .count = count };
+  g_array_append_val (p->regions, rg);
+  return TRUE;
+}
+
+gboolean
+pti_engine_repeat_end (PtiEngine *e, guint rank, GError **error)
+{
+  Proc *p = &e->procs[rank];
+  Region *rg = p->regions && p->regions->len > 0
+                 ? &g_array_index (p->regions, Region, p->regions->len - 1) : NULL;
+  if (rg == NULL || rg->end != G_MAXUINT) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: the end of a repeated block that was never begun", rank);
+    return FALSE;
+  }
+  rg->end = p->n;
+  return TRUE;
+}
+
+gboolean
+pti_engine_has_repetition (const PtiEngine *e)
+{
+  return e->procs[0].regions != NULL;
+}
+
+void
+pti_engine_set_trace (PtiEngine *e, PtiTraceWriter *writer, const char *const *rud_names)
+{
+  e->writer = writer;
+  e->rud_names = rud_names;
+}
+
+void
+pti_engine_repetition_figures (const PtiEngine *e, guint64 *evaluated, guint64 *extrapolated)
+{
+  *evaluated = e->repetitions_evaluated;
+  *extrapolated = e->repetitions_extrapolated;
+}
+
+/* The events of @p before this index are resolved and referenced by nothing
+ * pending: everything before its cursor except posted requests not yet
+ * completed by a wait (their events are updated when they match). */
+static guint
+resolved_prefix (const Proc *p)
+{
+  guint boundary = p->cursor;
+  for (guint i = 0; i < boundary; i++) {
+    guint8 kind = ev_kind (&p->ev[i]);
+    if ((kind == PTI_EV_ISEND || kind == PTI_EV_IRECV) && p->ev[i].aux != NO_SLOT)
+      return i;
+  }
+  return boundary;
+}
+
+gboolean
+pti_engine_flush (PtiEngine *e, PtiTraceWriter *w, const char *const *rud_names, GError **error)
+{
+  gboolean wrote = FALSE;
+  for (guint r = 0; r < e->n_procs; r++) {
+    Proc *p = &e->procs[r];
+    guint k = resolved_prefix (p);
+    if (k == 0)
+      continue;
+    if (w != NULL) {
+      if (!write_process_events (e, r, 0, k, w, rud_names, error))
+        return FALSE;
+      wrote = TRUE;
+    }
+    /* Wait lists are appended in event order: the dropped waits own a prefix. */
+    guint first_list = p->n_waits;
+    for (guint i = k; i < p->n; i++) {
+      guint8 kind = ev_kind (&p->ev[i]);
+      if (kind == PTI_EV_WAIT || kind == PTI_EV_WAITANY) {
+        first_list = p->ev[i].ref;
+        break;
+      }
+    }
+    for (guint i = k; i < p->n; i++) {
+      guint8 kind = ev_kind (&p->ev[i]);
+      if (kind == PTI_EV_WAIT || kind == PTI_EV_WAITANY)
+        p->ev[i].ref -= first_list;
+    }
+    if (first_list > 0) {
+      memmove (p->waits, p->waits + first_list, (p->n_waits - first_list) * sizeof (guint32));
+      p->n_waits -= first_list;
+    }
+    if (k < p->n)
+      memmove (p->ev, p->ev + k, (p->n - k) * sizeof (Event));
+    p->n -= k;
+    p->cursor -= k;
+    p->base += (guint32) k;
+    p->dropped += k;
+    if (p->stop != G_MAXUINT)
+      p->stop -= k;
+    for (guint i = 0; p->regions != NULL && i < p->regions->len; i++) {
+      Region *rg = &g_array_index (p->regions, Region, i);
+      rg->start -= k;
+      if (rg->end != G_MAXUINT)
+        rg->end -= k;
+    }
+  }
+  return !wrote || pti_trace_writer_end_chunk (w, error);
 }
 
 double
@@ -973,8 +1355,15 @@ pti_engine_predicted_time (const PtiEngine *e)
 guint64
 pti_engine_n_events (const PtiEngine *e)
 {
-  if (e->ran)
-    return e->n_events;
+  guint64 n = 0;
+  for (guint r = 0; r < e->n_procs; r++)
+    n += e->procs[r].dropped + e->procs[r].n;
+  return n;
+}
+
+guint64
+pti_engine_n_pending (const PtiEngine *e)
+{
   guint64 n = 0;
   for (guint r = 0; r < e->n_procs; r++)
     n += e->procs[r].n;
@@ -990,12 +1379,12 @@ pti_engine_process_summary (const PtiEngine *e, guint rank, PtiTraceProcessSumma
   out->compute = p->compute;
   out->comm = p->comm;
   out->wait = p->wait;
-  out->events = p->n;
+  out->events = p->dropped + p->n;
 }
 
-gboolean
-pti_engine_write_events (const PtiEngine *e, PtiTraceWriter *w, const char *const *rud_names,
-                         GError **error)
+static gboolean
+write_process_events (const PtiEngine *e, guint r, guint first, guint end, PtiTraceWriter *w,
+                      const char *const *rud_names, GError **error)
 {
   static const PtiTraceKind trace_kinds[] = {
     [PTI_EV_COMPUTE] = PTI_TRACE_COMPUTE, [PTI_EV_SEND] = PTI_TRACE_SEND,
@@ -1003,36 +1392,43 @@ pti_engine_write_events (const PtiEngine *e, PtiTraceWriter *w, const char *cons
     [PTI_EV_IRECV] = PTI_TRACE_IRECV, [PTI_EV_WAIT] = PTI_TRACE_WAIT,
     [PTI_EV_WAITANY] = PTI_TRACE_WAITANY,
   };
-  for (guint r = 0; r < e->n_procs; r++) {
-    const Proc *p = &e->procs[r];
-    if (!pti_trace_writer_begin_process (w, r, error))
-      return FALSE;
-    for (guint i = 0; i < p->n; i++) {
-      const Event *ev = &p->ev[i];
-      guint8 kind = ev_kind (ev);
-      PtiTraceEvent te = { .kind = trace_kinds[kind], .start = ev->start, .end = ev->end };
-      if (kind == PTI_EV_COMPUTE) {
-        te.device = "cpu";
-        te.model = p->cpu->desc->name;
-        te.rud = rud_names != NULL ? rud_names[ev->ref] : NULL;
-      } else {
-        te.device = "mpi";
-        te.model = p->net->desc->name;
-        te.wait = ev->wait;
-        if (is_message (kind)) {
-          te.peer = ev->ref;
-          te.tag = ev->tag;
-          te.bytes = ev->bytes;
-          te.msg = ev->msg;
-          te.rendezvous = ev->rendezvous;
-        }
+  const Proc *p = &e->procs[r];
+  if (!pti_trace_writer_begin_process (w, r, error))
+    return FALSE;
+  for (guint i = first; i < end; i++) {
+    const Event *ev = &p->ev[i];
+    guint8 kind = ev_kind (ev);
+    PtiTraceEvent te = { .kind = trace_kinds[kind], .start = ev->start, .end = ev->end };
+    if (kind == PTI_EV_COMPUTE) {
+      te.device = "cpu";
+      te.model = p->cpu->desc->name;
+      te.rud = rud_names != NULL ? rud_names[ev->ref] : NULL;
+    } else {
+      te.device = "mpi";
+      te.model = p->net->desc->name;
+      te.wait = ev->wait;
+      if (is_message (kind)) {
+        te.peer = ev->ref;
+        te.tag = ev->tag;
+        te.bytes = ev->bytes;
+        te.msg = ev->msg;
+        te.rendezvous = ev->rendezvous;
       }
-      if (!pti_trace_writer_event (w, &te, error))
-        return FALSE;
     }
-    if (!pti_trace_writer_end_process (w, error))
+    if (!pti_trace_writer_event (w, &te, error))
       return FALSE;
   }
+  return pti_trace_writer_end_process (w, error);
+}
+
+gboolean
+pti_engine_write_events (const PtiEngine *e, PtiTraceWriter *w, const char *const *rud_names,
+                         GError **error)
+{
+  g_return_val_if_fail (e->finished, FALSE);
+  for (guint r = 0; r < e->n_procs; r++)
+    if (e->procs[r].n > 0 && !write_process_events (e, r, 0, e->procs[r].n, w, rud_names, error))
+      return FALSE;
   g_autofree PtiTraceProcessSummary *sum = g_new (PtiTraceProcessSummary, e->n_procs);
   for (guint r = 0; r < e->n_procs; r++)
     pti_engine_process_summary (e, r, &sum[r]);

@@ -73,17 +73,45 @@ gboolean pti_engine_add_wait (PtiEngine *engine, guint rank, guint n, const guin
 typedef void (*PtiProgressFunc) (guint64 done, guint64 total, double sim_time, gpointer data);
 void pti_engine_set_progress (PtiEngine *engine, PtiProgressFunc func, gpointer data, guint64 every);
 
-/* Stage 2.  Resolves every event in simulated-time order.  Deterministic:
+/* Stage 2.  With @final, resolves every event in simulated-time order.  Deterministic:
  * ties are broken by insertion order.  Fails with PTI_ERROR_DEADLOCK naming
  * blocked ranks and their pending operations, or PTI_ERROR_INVALID for a
  * message nobody receives or one longer than its receive. */
-gboolean pti_engine_run (PtiEngine *engine, GError **error);
+gboolean pti_engine_run (PtiEngine *engine, gboolean final, GError **error);
+
+/* After a partial run (@final FALSE above: it resolves what it can, stopping
+ * short of the earliest clock of a process that has run out of events and
+ * keeping messages in flight): write the resolved events as one <events>
+ * chunk to @writer (may be NULL) and free them.  Events are appended after
+ * it as before; request handles stay valid. */
+gboolean pti_engine_flush (PtiEngine *engine, PtiTraceWriter *writer,
+                           const char *const *rud_names, GError **error);
+
+/* Analytical repetition: the events @rank appends between begin and end
+ * form a block evaluated @count times (>= 1).  Every rank marks the same
+ * number of blocks with the same counts, in the same order; a block must be
+ * self-contained (its messages received and its requests completed in the
+ * same repetition).  The final run evaluates repetitions until two in a row
+ * advance every process by the same time, then extrapolates the rest. */
+gboolean pti_engine_repeat_begin (PtiEngine *engine, guint rank, guint64 count, GError **error);
+gboolean pti_engine_repeat_end (PtiEngine *engine, guint rank, GError **error);
+gboolean pti_engine_has_repetition (const PtiEngine *engine);
+void pti_engine_repetition_figures (const PtiEngine *engine, guint64 *evaluated,
+                                    guint64 *extrapolated);
+
+/* Where the final run writes the repetitions it evaluates (and the events
+ * it drops on the way), if a trace is wanted; both must outlive the run. */
+void pti_engine_set_trace (PtiEngine *engine, PtiTraceWriter *writer,
+                           const char *const *rud_names);
+
+/* Events held in memory (appended and not yet flushed). */
+guint64 pti_engine_n_pending (const PtiEngine *engine);
 
 double pti_engine_predicted_time (const PtiEngine *engine);
 guint64 pti_engine_n_events (const PtiEngine *engine);
 void pti_engine_process_summary (const PtiEngine *engine, guint rank, PtiTraceProcessSummary *out);
 
-/* Write the events and summary sections of a trace (after run).
+/* Write the events still held and the summary of a trace (after the final run).
  * @rud_names maps RUD ids to names (may contain NULL). */
 gboolean pti_engine_write_events (const PtiEngine *engine, PtiTraceWriter *writer,
                                   const char *const *rud_names, GError **error);

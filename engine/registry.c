@@ -15,6 +15,14 @@
  * ops tables and strings live in the module, and a model is never unloaded
  * while pti runs.  A refused object is closed again.
  *
+ * Search order: the built-in models, the directories given by the caller
+ * (--model-path), $PTI_MODEL_PATH, then the installed model directory
+ * (PTI_INSTALLED_MODEL_DIR, replaced by $PTI_MODEL_SYSTEM_PATH when that is
+ * set, even to nothing).  A model name or HMC element taken twice is an
+ * error, except in the installed directory: there a model that one of the
+ * earlier places already provides is skipped, so that a model author's
+ * working copy on the model path shadows the installed one.
+ *
  * The registry is built once, at start-up; the hash tables serve lookups by
  * name and by HMC element, and a name-sorted array serves every listing, so
  * output never depends on hash order. */
@@ -214,8 +222,17 @@ registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origi
   return TRUE;
 }
 
+/* Is @desc's name or element already taken?  (For the installed directory,
+ * where that means "shadowed", not "wrong".) */
 static gboolean
-load_module (PtiRegistry *registry, const char *path, GError **error)
+registry_taken (const PtiRegistry *registry, const PtiModelDesc *desc)
+{
+  return g_hash_table_contains (registry->by_name, desc->name)
+         || g_hash_table_contains (registry->by_element, desc->config_element);
+}
+
+static gboolean
+load_module (PtiRegistry *registry, const char *path, gboolean shadowable, GError **error)
 {
   GModule *module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (module == NULL)
@@ -240,6 +257,13 @@ load_module (PtiRegistry *registry, const char *path, GError **error)
     /* Only now is it safe to read struct_size bytes of the model's descriptor. */
     PtiModelDesc copy = { 0 };
     memcpy (&copy, desc, desc->struct_size);
+    if (shadowable && copy.name != NULL && copy.config_element != NULL
+        && registry_taken (registry, &copy)) {
+      g_debug ("%s: model '%s' skipped: already provided before the installed model directory",
+               path, copy.name);
+      g_module_close (module);
+      return TRUE;
+    }
     ok = registry_add (registry, &copy, path, error);
   }
   if (!ok) {
@@ -257,7 +281,8 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-load_directory (PtiRegistry *registry, const char *dir, gboolean must_exist, GError **error)
+load_directory (PtiRegistry *registry, const char *dir, gboolean must_exist, gboolean shadowable,
+                GError **error)
 {
   g_autoptr (GError) local = NULL;
   GDir *d = g_dir_open (dir, 0, &local);
@@ -280,7 +305,7 @@ load_directory (PtiRegistry *registry, const char *dir, gboolean must_exist, GEr
 
   for (guint i = 0; i < names->len; i++) {
     g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-    if (!load_module (registry, path, error))
+    if (!load_module (registry, path, shadowable, error))
       return FALSE;
   }
   return TRUE;
@@ -290,8 +315,8 @@ load_directory (PtiRegistry *registry, const char *dir, gboolean must_exist, GEr
  * directories already scanned (the same directory in the argument and in
  * the environment must not load its models twice). */
 static gboolean
-load_path (PtiRegistry *registry, const char *list, gboolean must_exist, GHashTable *seen,
-           GError **error)
+load_path (PtiRegistry *registry, const char *list, gboolean must_exist, gboolean shadowable,
+           GHashTable *seen, GError **error)
 {
   if (list == NULL)
     return TRUE;
@@ -302,7 +327,7 @@ load_path (PtiRegistry *registry, const char *list, gboolean must_exist, GHashTa
     char *canonical = g_canonicalize_filename (dirs[i], NULL);
     if (!g_hash_table_add (seen, canonical))
       continue;
-    if (!load_directory (registry, dirs[i], must_exist, error))
+    if (!load_directory (registry, dirs[i], must_exist, shadowable, error))
       return FALSE;
   }
   return TRUE;
@@ -329,11 +354,16 @@ pti_registry_new (const char *model_path, GError **error)
     if (!registry_add (registry, pti_builtin_models[i], "built-in", error))
       return NULL;
 
-  /* A directory the caller names must exist; PTI_MODEL_PATH is a search
-   * path, where missing directories are normal. */
+  /* A directory the caller names must exist; PTI_MODEL_PATH and the
+   * installed directory are search paths, where missing directories are
+   * normal. */
+  const char *system_path = g_getenv ("PTI_MODEL_SYSTEM_PATH");
+  if (system_path == NULL)
+    system_path = PTI_INSTALLED_MODEL_DIR;
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  if (!load_path (registry, model_path, TRUE, seen, error)
-      || !load_path (registry, g_getenv ("PTI_MODEL_PATH"), FALSE, seen, error))
+  if (!load_path (registry, model_path, TRUE, FALSE, seen, error)
+      || !load_path (registry, g_getenv ("PTI_MODEL_PATH"), FALSE, FALSE, seen, error)
+      || !load_path (registry, system_path, FALSE, TRUE, seen, error))
     return NULL;
 
   g_ptr_array_sort (registry->entries, compare_entries);

@@ -9,11 +9,15 @@ G_BEGIN_DECLS
 typedef struct _PtiRegistry PtiRegistry;
 
 /* Build the registry: the built-in models, then every `*.so` in each
- * directory of @model_path (colon-separated, may be NULL) and then of the
- * PTI_MODEL_PATH environment variable.  A shared object that lacks the entry
- * symbol, has another ABI version, a too-large struct_size, a missing
- * mandatory field, an ops table of the wrong version, or a name already taken
- * is refused with a PTI_ERROR_MODEL error naming the file and the reason.
+ * directory of @model_path (colon-separated, may be NULL), then of the
+ * PTI_MODEL_PATH environment variable, then of the installed model directory
+ * (PTI_MODEL_SYSTEM_PATH replaces it when set; empty disables it).  A model
+ * in the installed directory whose name or element an earlier one took is
+ * skipped (shadowed); anywhere else that is an error.  A shared object that
+ * lacks the entry symbol, has another ABI version, a too-large struct_size, a
+ * missing mandatory field, an ops table of the wrong version, or a name
+ * already taken is refused with a PTI_ERROR_MODEL error naming the file and
+ * the reason.
  * Returns (transfer full) or NULL with @error. */
 PtiRegistry *pti_registry_new (const char *model_path, GError **error);
 void pti_registry_free (PtiRegistry *registry);

@@ -73,6 +73,7 @@ struct _PtiTraceWriter {
   gsize line_cap;
   GString *scratch; /* cleaned copies of header strings */
   guint64 group_events; /* events in the open process group */
+  guint chunks;         /* <events> chunks opened so far */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -495,12 +496,28 @@ pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error)
   if (w->state == STATE_FAILED)
     return fail (w, error);
 
-  gboolean ok = w->state == STATE_BETWEEN || start (w, "events");
+  gboolean ok = w->state == STATE_BETWEEN || (w->chunks++, start (w, "events"));
   ok = ok && start (w, "process") && attr_u64 (w, "rank", rank);
   if (!check (w, ok, error))
     return FALSE;
   w->group_events = 0;
   w->state = STATE_PROCESS;
+  return TRUE;
+}
+
+gboolean
+pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_HEADER || w->state == STATE_BETWEEN
+                        || w->state == STATE_FAILED, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  if (w->state == STATE_HEADER)
+    return TRUE;
+  if (!check (w, end (w), error))
+    return FALSE;
+  w->state = STATE_HEADER;
   return TRUE;
 }
 
@@ -628,8 +645,13 @@ pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 even
   if (!(largest < TIME_LIMIT))
     return time_range_error (w, largest, error);
 
-  /* A trace without process groups still has its (empty) <events>. */
-  gboolean ok = (w->state == STATE_BETWEEN || start (w, "events")) && end (w);
+  /* A trace without process groups still has its (empty) <events>; after
+   * chunks closed by pti_trace_writer_end_chunk there is nothing to close. */
+  gboolean ok = TRUE;
+  if (w->state == STATE_BETWEEN)
+    ok = end (w);
+  else if (w->chunks == 0)
+    ok = start (w, "events") && end (w);
   ok = ok && start (w, "summary")
        && attr_seconds (w, "predicted_time", predicted_time)
        && attr_u64 (w, "events", events);

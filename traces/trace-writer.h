@@ -87,6 +87,9 @@ gboolean pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GE
 gboolean pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error);
 gboolean pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **error);
 gboolean pti_trace_writer_end_process (PtiTraceWriter *w, GError **error);
+/* Close the current <events> chunk (after a partial evaluation); the next
+ * process group opens a new one.  Nothing happens outside a chunk. */
+gboolean pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error);
 gboolean pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 events,
                                    const PtiTraceProcessSummary *procs, guint n, GError **error);
 /* Close the document, flush, fsync-free rename over the target. */

@@ -1,5 +1,5 @@
 /* The command line shared by ptieval and C workload programs: options,
- * exit codes, the human summary and the JSON report.
+ * exit codes, progress on a terminal, the human summary and the JSON report.
  *
  * Exit codes: 0 ok, 2 usage, 3 invalid input (bad XML, schema, expression,
  * unknown model, deadlock), 1 anything else (I/O while writing, ...). */
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 enum { EXIT_USAGE = 2, EXIT_INVALID = 3 };
 
@@ -154,6 +155,125 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
           f->rss / 1048576.0);
 }
 
+/* ---- progress ------------------------------------------------------------
+ *
+ * One line on standard error, rewritten in place ("\r" and erase to end of
+ * line), only when standard error is a terminal and the output is not
+ * --json; erased before the summary is printed.  It appears once the run
+ * has lasted PTI_PROGRESS_DELAY seconds (0.5 by default), so short runs
+ * never flicker, and is redrawn at most every REFRESH_US.  The WSL calls
+ * progress_update every PROGRESS_EVERY device uses while the workload is
+ * built (done = total = 0: the driver counts the events itself, rarely) and
+ * every PROGRESS_EVERY engine steps while it is evaluated; reading the clock
+ * there costs nothing next to 65536 events. */
+
+#define PROGRESS_EVERY (1u << 16)
+#define REFRESH_US (G_USEC_PER_SEC / 4)
+
+typedef struct {
+  const char *program;
+  PtiContext *ctx;
+  gint64 start;            /* us, monotonic: the run's start */
+  gint64 delay;            /* us before anything is shown */
+  gint64 eval_start;       /* us: when evaluation began, 0 while building */
+  gint64 last;             /* us: the last redraw, 0 if none */
+  gboolean last_evaluating; /* the phase the last redraw showed */
+} Progress;
+
+/* "12345", "123 k", "1.23 M", "45.6 G": three significant digits above 10^4. */
+static void
+format_count (char *buf, gsize size, double v)
+{
+  static const char *const prefix[] = { "k", "M", "G", "T" };
+  if (v < 1e4) {
+    g_snprintf (buf, size, "%.0f", v);
+    return;
+  }
+  guint i = 0;
+  v /= 1e3;
+  while (v >= 1e3 && i + 1 < G_N_ELEMENTS (prefix)) {
+    v /= 1e3;
+    i++;
+  }
+  g_snprintf (buf, size, "%.3g %s", v, prefix[i]);
+}
+
+static void
+format_duration (char *buf, gsize size, double s)
+{
+  if (s < 60)
+    g_snprintf (buf, size, "%.0f s", ceil (s));
+  else if (s < 3600)
+    g_snprintf (buf, size, "%.0f min %02.0f s", floor (s / 60), fmod (floor (s), 60));
+  else
+    g_snprintf (buf, size, "%.0f h %02.0f min", floor (s / 3600), fmod (floor (s / 60), 60));
+}
+
+static void
+progress_update (guint64 done, guint64 total, double sim_time, gpointer data)
+{
+  Progress *p = data;
+  gint64 now = g_get_monotonic_time ();
+  gboolean evaluating = p->eval_start != 0;
+  if (now - p->start < p->delay
+      || (p->last != 0 && now - p->last < REFRESH_US && evaluating == p->last_evaluating))
+    return;   /* a new phase is shown at once, else at most every REFRESH_US */
+  p->last = now;
+  p->last_evaluating = evaluating;
+  char line[256], events[32], rate[32];
+  if (!evaluating) {
+    format_count (events, sizeof events, (double) pti_result_events (p->ctx));
+    g_snprintf (line, sizeof line, "%s: building the workload: %s events so far, %.1f s",
+                p->program, events, (now - p->start) / 1e6);
+  } else {
+    double elapsed = (now - p->eval_start) / 1e6;
+    double per_s = elapsed > 0 ? done / elapsed : 0;
+    format_count (events, sizeof events, (double) total);
+    format_count (rate, sizeof rate, per_s);
+    int n = g_snprintf (line, sizeof line,
+                        "%s: evaluating: %.0f%% of %s events, simulated %.6g s, %s events/s",
+                        p->program, total ? 100.0 * done / total : 100.0, events, sim_time, rate);
+    if (per_s > 0 && done < total && n > 0 && (gsize) n < sizeof line) {
+      char left[32];
+      format_duration (left, sizeof left, (total - done) / per_s);
+      g_snprintf (line + n, sizeof line - n, ", %s left", left);
+    }
+  }
+  fprintf (stderr, "\r%s\033[K", line);
+  fflush (stderr);
+}
+
+static void
+progress_clear (Progress *p)
+{
+  if (p->last != 0) {
+    fputs ("\r\033[K", stderr);
+    fflush (stderr);
+    p->last = 0;
+  }
+}
+
+/* Whether to show progress, and after how long (us). */
+static gboolean
+progress_wanted (gboolean json, gboolean no_progress, gint64 *delay)
+{
+  if (json || no_progress || !isatty (STDERR_FILENO))
+    return FALSE;
+  const char *term = g_getenv ("TERM");
+  if (term != NULL && strcmp (term, "dumb") == 0)
+    return FALSE;
+  double seconds = 0.5;
+  const char *env = g_getenv ("PTI_PROGRESS_DELAY");
+  if (env != NULL && env[0] != '\0') {
+    char *end = NULL;
+    double v = g_ascii_strtod (env, &end);
+    if (end != NULL && *end == '\0' && v >= 0 && v < 1e6)
+      seconds = v;
+  }
+  *delay = (gint64) (seconds * G_USEC_PER_SEC);
+  return TRUE;
+}
+
 int
 pti_driver_main (const PtiDriver *d, int argc, char **argv)
 {
@@ -161,23 +281,30 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *model_path = NULL;
   g_autofree char *model_info = NULL;
-  gboolean json = FALSE, list_models = FALSE, version = FALSE;
+  gboolean json = FALSE, list_models = FALSE, version = FALSE, no_progress = FALSE;
   GOptionEntry entries[] = {
     { "define", 'D', 0, G_OPTION_ARG_STRING_ARRAY, &defines,
-      "Set workload parameter NAME to VALUE (a number or an expression of numbers); repeatable",
-      "NAME=VALUE" },
+      "Set workload parameter NAME to VALUE, a number or an expression of numbers, in the "
+      "parameter's own unit (message sizes in bytes, counts as numbers); repeatable; default: "
+      "the value the workload declares", "NAME=VALUE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "Write the XML output trace (schemas/trace.xsd) to FILE; default: no trace", "FILE" },
+      "Write the XML output trace (schemas/trace.xsd, times in s) to FILE; FILE is replaced "
+      "only once the trace is complete; default: no trace", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print one JSON object (predicted_time_s, events, processes, wall_s, events_per_s, "
-      "peak_rss_bytes, per_process) instead of the summary", NULL },
+      "Print one JSON object instead of the text summary: predicted_time_s, wall_s, build_s, "
+      "evaluate_s (s), events, processes, events_per_s, peak_rss_bytes (bytes), per_process "
+      "(rank, end_s, compute_s, comm_s, wait_s, events); default: the text summary", NULL },
     { "model-path", 0, 0, G_OPTION_ARG_FILENAME, &model_path,
-      "Also load models from the shared objects in DIR (colon-separated list; searched before "
-      "$PTI_MODEL_PATH)", "DIR" },
+      "Load models from the shared objects (*.so) in DIR, a colon-separated list searched "
+      "before $PTI_MODEL_PATH and the installed model directory; default: none", "DIR" },
     { "list-models", 0, 0, G_OPTION_ARG_NONE, &list_models,
-      "List the models available (built-in and on the model path) and exit", NULL },
+      "List the models available (built-in, model path, installed) and exit", NULL },
     { "model-info", 0, 0, G_OPTION_ARG_STRING, &model_info,
-      "Print a model's documentation and parameters and exit", "NAME" },
+      "Print model NAME's documentation and parameters (with units and defaults) and exit",
+      "NAME" },
+    { "no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress,
+      "Never show progress; default: shown on standard error (events, simulated time, rate, "
+      "time left) when it is a terminal, without --json, once a run lasts 0.5 s", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
@@ -189,7 +316,13 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     : "Predict the execution time of this workload program on the system SYSTEM (an HMC file, schemas/hmc.xsd).");
   g_option_context_set_description (oc,
     "Exit status: 0 ok, 2 usage error, 3 invalid input (XML, schema, expression, model, deadlock), "
-    "1 other failure.\nTimes are in seconds.  Models: see --list-models.");
+    "1 other failure.\nTimes are in seconds, sizes in bytes.  Models: see --list-models.\n\n"
+    "Environment:\n"
+    "  PTI_MODEL_PATH        more model directories (colon-separated), after --model-path\n"
+    "  PTI_MODEL_SYSTEM_PATH replaces the installed model directory (" PTI_INSTALLED_MODEL_DIR
+    "); empty: none\n"
+    "  PTI_SCHEMA_DIR        where hmc.xsd, workload.xsd and trace.xsd are, if not installed\n"
+    "  PTI_PROGRESS_DELAY    seconds before progress appears (default 0.5)");
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (oc, &argc, &argv, &error)) {
     fprintf (stderr, "%s: error: %s (see --help)\n", d->program, error->message);
@@ -239,12 +372,17 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   pti_context_set_trace (ctx, output);
   if (d->workload_name != NULL)
     pti_context_set_workload (ctx, d->workload_name, NULL);
+  Progress progress = { .program = d->program, .ctx = ctx, .start = t0 };
+  gboolean show = progress_wanted (json, no_progress, &progress.delay);
+  if (show)
+    pti_wsl_set_progress (ctx, progress_update, &progress, PROGRESS_EVERY);
   gboolean built = d->workload_file ? pti_workload_file_build (ctx, workload_file, &error)
                                     : d->build (ctx, d->user_data, &error);
-  if (!built)
-    return fail (d->program, error);
   gint64 t1 = g_get_monotonic_time ();
-  if (!pti_evaluate (ctx, &error))
+  progress.eval_start = t1;
+  gboolean ok = built && pti_evaluate (ctx, &error);
+  progress_clear (&progress);
+  if (!ok)
     return fail (d->program, error);
   gint64 t2 = g_get_monotonic_time ();
 

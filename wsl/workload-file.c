@@ -26,7 +26,7 @@
 
 typedef enum {
   ST_LET, ST_FOR, ST_IF, ST_USE, ST_SEND, ST_RECV, ST_BARRIER, ST_BCAST, ST_ALLREDUCE,
-  ST_ISEND, ST_IRECV, ST_WAIT, ST_WAITALL, ST_WAITANY,
+  ST_ISEND, ST_IRECV, ST_WAIT, ST_WAITALL, ST_WAITANY, ST_REPEAT, ST_EVALUATE,
 } StmtKind;
 
 typedef struct {
@@ -52,7 +52,7 @@ struct Stmt {
   gboolean any_tag;             /* receives: tag="any" */
   Arg arg[3];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
-  Block body;                   /* ST_FOR; ST_IF when true */
+  Block body;                   /* ST_FOR, ST_REPEAT; ST_IF when true */
   Block orelse;                 /* ST_IF when false */
 };
 
@@ -265,6 +265,19 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
              && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error)
              && (st->any_tag || compile_attr (ld, node, "tag", FALSE, &st->arg[2], error));
     }
+  if (strcmp (name, "repeat") == 0)
+    {
+      st->kind = ST_REPEAT;
+      st->element = "repeat";
+      return compile_attr (ld, node, "count", TRUE, &st->arg[0], error)
+             && compile_block (ld, pti_xml_first_element (node), &st->body, error);
+    }
+  if (strcmp (name, "evaluate") == 0)
+    {
+      st->kind = ST_EVALUATE;
+      st->element = "evaluate";
+      return TRUE;
+    }
   if (strcmp (name, "wait") == 0)
     {
       st->kind = ST_WAIT;
@@ -319,6 +332,18 @@ compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
 
 /* ---- running ---------------------------------------------------------- */
 
+/* The first slot @expr reads that is unbound, or G_MAXUINT. */
+static guint
+unbound_slot (const Loader *ld, const PtiExpr *expr)
+{
+  guint n = 0;
+  const guint *slots = pti_expr_slots (expr, &n);
+  for (guint i = 0; i < n; i++)
+    if (isnan (pti_symbols_get (ld->symbols, slots[i])))
+      return slots[i];
+  return G_MAXUINT;
+}
+
 /* Evaluates @a; NaN (an unbound name) and infinities are errors. */
 static inline gboolean
 eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
@@ -336,7 +361,9 @@ eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
       *out = v;
       return TRUE;
     }
-  return stmt_error (error, ld, st, a, "%s", e->message);
+  stmt_error (error, ld, st, a, "%s", e->message);
+  pti_wsl_hint_unbound (ld->ctx, unbound_slot (ld, a->expr), TRUE, error);
+  return FALSE;
 }
 
 /* Evaluates @a to a whole number in [@lo, @hi]. */
@@ -397,36 +424,29 @@ eval_tag (Loader *ld, const Stmt *st, const Arg *a, gint *out, GError **error)
   return TRUE;
 }
 
-static gboolean run_block (Loader *ld, const Block *b, GError **error);
-
+/* Evaluates a <for>'s bounds: FALSE on error, else its trip count (0 or more). */
 static gboolean
-run_for (Loader *ld, const Stmt *st, GError **error)
+for_bounds (Loader *ld, const Stmt *st, double *from, double *step, gint64 *trips, GError **error)
 {
-  double from = 0, to = 0, step = 1;
-  if (!eval_whole (ld, st, &st->arg[0], -MAX_EXACT, MAX_EXACT, "a loop bound", &from, error)
+  double to = 0;
+  *from = 0;
+  *step = 1;
+  if (!eval_whole (ld, st, &st->arg[0], -MAX_EXACT, MAX_EXACT, "a loop bound", from, error)
       || !eval_whole (ld, st, &st->arg[1], -MAX_EXACT, MAX_EXACT, "a loop bound", &to, error))
     return FALSE;
   if (st->arg[2].expr != NULL)
     {
-      if (!eval_whole (ld, st, &st->arg[2], -MAX_EXACT, MAX_EXACT, "a loop step", &step, error))
+      if (!eval_whole (ld, st, &st->arg[2], -MAX_EXACT, MAX_EXACT, "a loop step", step, error))
         return FALSE;
-      if (step == 0)
+      if (*step == 0)
         return stmt_error (error, ld, st, &st->arg[2], "the loop step must not be 0");
     }
-  double trips = floor ((to - from) / step) + 1;
-  if (trips <= 0)
-    return TRUE;
-  if (trips > MAX_TRIPS)
+  double n = floor ((to - *from) / *step) + 1;
+  if (n > MAX_TRIPS)
     return stmt_error (error, ld, st, NULL,
                        "a loop from %.17g to %.17g step %.17g would run %.17g times "
-                       "(at most %.0f allowed)", from, to, step, trips, MAX_TRIPS);
-  gint64 n = (gint64) trips;
-  for (gint64 i = 0; i < n; i++)
-    {
-      pti_symbols_set (ld->symbols, st->slot, from + (double) i * step);
-      if (!run_block (ld, &st->body, error))
-        return FALSE;
-    }
+                       "(at most %.0f allowed)", *from, to, *step, n, MAX_TRIPS);
+  *trips = n > 0 ? (gint64) n : 0;
   return TRUE;
 }
 
@@ -436,6 +456,7 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
   PtiContext *ctx = ld->ctx;
   guint rank = ld->rank;
   double v = 0;
+  guint unbound = G_MAXUINT;
   gboolean ok;
 
   switch (st->kind)
@@ -446,16 +467,9 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
       pti_symbols_set (ld->symbols, st->slot, v);
       return TRUE;
 
-    case ST_FOR:
-      return run_for (ld, st, error);
-
-    case ST_IF:
-      if (!eval_arg (ld, st, &st->arg[0], &v, error))
-        return FALSE;
-      return run_block (ld, v != 0 ? &st->body : &st->orelse, error);
-
     case ST_USE:
-      ok = pti_use (ctx, rank, st->rud, error);
+      unbound = G_MAXUINT;
+      ok = pti_wsl_use (ctx, rank, st->rud, &unbound, error);
       break;
 
     case ST_SEND:
@@ -549,17 +563,163 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     }
 
   if (G_UNLIKELY (!ok))
-    prefix_location (error, ld, st->line, st->element);
+    {
+      prefix_location (error, ld, st->line, st->element);
+      pti_wsl_hint_unbound (ctx, unbound, TRUE, error);
+    }
   return ok;
 }
 
-static gboolean
-run_block (Loader *ld, const Block *b, GError **error)
+/* A rank's program is run by a small machine with an explicit stack of
+ * blocks, rather than by recursion, so that it can stop at an <evaluate/>
+ * and resume after the other ranks have caught up: the ranks then advance
+ * in step, and a partial evaluation there can free what they have built. */
+typedef struct {
+  const Block *block;
+  guint next;                   /* index of the next statement */
+  const Stmt *owner;            /* the <for> or <repeat> this block belongs to, or NULL */
+  gint64 trip, trips;           /* <for>: iterations done, and in all */
+  double from, step;
+} Frame;
+
+typedef struct {
+  GArray *frames;               /* Frame */
+  double *vars;                 /* values of the program variables while suspended */
+  GArray *outstanding;          /* its requests no wait has named */
+  gboolean done;
+} RankRun;
+
+typedef enum { RUN_ERROR, RUN_DONE, RUN_SUSPENDED } RunResult;
+
+static void
+push (GArray *frames, const Block *block, const Stmt *owner)
 {
-  for (guint i = 0; i < b->n; i++)
-    if (G_UNLIKELY (!run_stmt (ld, &b->items[i], error)))
-      return FALSE;
-  return TRUE;
+  Frame f = { .block = block, .owner = owner };
+  g_array_append_val (frames, f);
+}
+
+static RunResult
+run_rank (Loader *ld, RankRun *rr, GError **error)
+{
+  GArray *frames = rr->frames;
+  while (frames->len > 0)
+    {
+      Frame *f = &g_array_index (frames, Frame, frames->len - 1);
+      if (f->next == f->block->n)
+        {
+          const Stmt *owner = f->owner;
+          if (owner != NULL && owner->kind == ST_FOR && ++f->trip < f->trips)
+            {
+              pti_symbols_set (ld->symbols, owner->slot, f->from + (double) f->trip * f->step);
+              f->next = 0;
+              continue;
+            }
+          g_array_set_size (frames, frames->len - 1);
+          if (owner != NULL && owner->kind == ST_REPEAT
+              && !pti_repeat_end (ld->ctx, ld->rank, error))
+            {
+              prefix_location (error, ld, owner->line, owner->element);
+              return RUN_ERROR;
+            }
+          continue;
+        }
+      const Stmt *st = &f->block->items[f->next++];
+      double v = 0;
+      switch (st->kind)
+        {
+        case ST_FOR:
+          {
+            Frame loop = { .block = &st->body, .owner = st };
+            if (!for_bounds (ld, st, &loop.from, &loop.step, &loop.trips, error))
+              return RUN_ERROR;
+            if (loop.trips > 0)
+              {
+                pti_symbols_set (ld->symbols, st->slot, loop.from);
+                g_array_append_val (frames, loop);
+              }
+            break;
+          }
+        case ST_IF:
+          if (!eval_arg (ld, st, &st->arg[0], &v, error))
+            return RUN_ERROR;
+          push (frames, v != 0 ? &st->body : &st->orelse, NULL);
+          break;
+        case ST_REPEAT:
+          if (!eval_whole (ld, st, &st->arg[0], 1, MAX_EXACT, "a repetition count", &v, error))
+            return RUN_ERROR;
+          if (!pti_repeat_begin (ld->ctx, ld->rank, (guint64) v, error))
+            {
+              prefix_location (error, ld, st->line, st->element);
+              return RUN_ERROR;
+            }
+          push (frames, &st->body, st);
+          break;
+        case ST_EVALUATE:
+          return RUN_SUSPENDED;
+        default:
+          if (!run_stmt (ld, st, error))
+            return RUN_ERROR;
+          break;
+        }
+    }
+  return RUN_DONE;
+}
+
+/* Run every rank's program: each as far as its next <evaluate/> (or its
+ * end) in turn, then a partial evaluation, and again, until all are done.
+ * Without <evaluate/> each rank simply runs to its end in turn. */
+static gboolean
+run_program (Loader *ld, const Block *program, GError **error)
+{
+  guint n = pti_context_get_processes (ld->ctx);
+  guint nv = ld->var_slots->len;
+  RankRun *runs = g_new0 (RankRun, n);
+  for (guint r = 0; r < n; r++)
+    {
+      runs[r].frames = g_array_new (FALSE, FALSE, sizeof (Frame));
+      push (runs[r].frames, program, NULL);
+      runs[r].vars = g_new (double, MAX (nv, 1));
+      for (guint i = 0; i < nv; i++)
+        runs[r].vars[i] = NAN;        /* unbound until the program sets them */
+      runs[r].outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest));
+    }
+  GArray *own_outstanding = ld->outstanding;
+  gboolean ok = TRUE, suspended = TRUE;
+  while (ok && suspended)
+    {
+      suspended = FALSE;
+      for (guint r = 0; r < n && ok; r++)
+        {
+          RankRun *rr = &runs[r];
+          if (rr->done)
+            continue;
+          ld->rank = r;
+          ld->outstanding = rr->outstanding;
+          pti_symbols_set (ld->symbols, ld->slot_rank, r);
+          for (guint i = 0; i < nv; i++)
+            pti_symbols_set (ld->symbols, g_array_index (ld->var_slots, guint, i), rr->vars[i]);
+          RunResult res = run_rank (ld, rr, error);
+          for (guint i = 0; i < nv; i++)
+            rr->vars[i] = pti_symbols_get (ld->symbols, g_array_index (ld->var_slots, guint, i));
+          ok = res != RUN_ERROR;
+          rr->done = res == RUN_DONE;
+          suspended = suspended || res == RUN_SUSPENDED;
+        }
+      if (ok && suspended && !pti_evaluate_partial (ld->ctx, error))
+        {
+          g_prefix_error (error, "%s: <evaluate/>: ", ld->file);
+          ok = FALSE;
+        }
+    }
+  ld->outstanding = own_outstanding;
+  for (guint r = 0; r < n; r++)
+    {
+      g_array_unref (runs[r].frames);
+      g_free (runs[r].vars);
+      g_array_unref (runs[r].outstanding);
+    }
+  g_free (runs);
+  return ok;
 }
 
 /* ---- the document -------------------------------------------------------- */
@@ -578,7 +738,10 @@ eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, GErro
     return FALSE;
   gboolean ok = pti_expr_check (a.expr, ld->symbols, value, error);
   if (!ok)
-    prefix_expr (error, ld, xmlGetLineNo (node), (const char *) node->name, &a);
+    {
+      prefix_expr (error, ld, xmlGetLineNo (node), (const char *) node->name, &a);
+      pti_wsl_hint_unbound (ld->ctx, unbound_slot (ld, a.expr), TRUE, error);
+    }
   pti_expr_free (a.expr);
   return ok;
 }
@@ -710,16 +873,7 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
   g_clear_pointer (&doc, xmlFreeDoc);
   g_clear_pointer (&ld.ruds, g_hash_table_unref);   /* statements hold their own references */
 
-  guint n = ok ? pti_context_get_processes (ctx) : 0;
-  for (guint r = 0; r < n && ok; r++)
-    {
-      ld.rank = r;
-      g_array_set_size (ld.outstanding, 0);
-      for (guint i = 0; i < ld.var_slots->len; i++)
-        pti_symbols_set (ld.symbols, g_array_index (ld.var_slots, guint, i), NAN);
-      pti_symbols_set (ld.symbols, ld.slot_rank, r);
-      ok = run_block (&ld, &program, error);
-    }
+  ok = ok && run_program (&ld, &program, error);
 
   block_clear (&program);
   g_hash_table_unref (ld.constants);

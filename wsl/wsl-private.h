@@ -24,6 +24,20 @@ gboolean pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank
 gboolean pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error);
 gboolean pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error);
 
+/* Collectives and communicators (collectives.c, comm.c; coll-private.h).
+ * The state lives in the context (wsl.c holds the pointer and frees it). */
+typedef struct _PtiCollState PtiCollState;
+void pti_coll_state_free (PtiCollState *state);
+
+/* At pti_evaluate: every member of every communicator made the same number
+ * of collective calls on it; otherwise an error naming the collective call
+ * some ranks never make, and those ranks. */
+gboolean pti_coll_check_complete (PtiContext *ctx, GError **error);
+
+/* For the workload-file reader: @file (copied) and @line of the collective
+ * calls that follow, quoted by mismatch errors; NULL @file for none. */
+void pti_coll_set_site (PtiContext *ctx, const char *file, guint line);
+
 /* The command line shared by ptieval and C workload programs (driver.c). */
 typedef struct {
   const char *program;          /* for messages: "ptieval", "sweep3d" */
@@ -35,11 +49,28 @@ typedef struct {
 
 int pti_driver_main (const PtiDriver *driver, int argc, char **argv);
 
-/* Progress of pti_evaluate (see pti_engine_set_progress); call after the
- * processes are set.  Returns FALSE if they are not. */
+/* Progress reports, for the CLI driver; may be set at any time (NULL @func:
+ * none).  While the workload is built, @func is called every @every device
+ * uses with @done = @total = 0 and @sim_time NaN (pti_result_events() then
+ * counts the events so far); during pti_evaluate, every @every engine steps
+ * as pti_engine_set_progress says.  Returns TRUE. */
 gboolean pti_wsl_set_progress (PtiContext *ctx, void (*func) (guint64 done, guint64 total,
                                                              double sim_time, gpointer data),
                                gpointer data, guint64 every);
+
+/* pti_use() without the hint for C programs: on failure, @unbound is the
+ * slot of the unbound parameter the price read, or G_MAXUINT (also when the
+ * model cannot say).  For the workload-file reader, which gives its own. */
+gboolean pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **error);
+
+/* Appends to @error's message where unbound parameter @slot can be set, in
+ * the words of a workload file (@workload_file) or of a C program, and the
+ * bound names closest to it.  Does nothing if @error or @slot is unset. */
+void pti_wsl_hint_unbound (PtiContext *ctx, guint slot, gboolean workload_file, GError **error);
+
+/* How many repetitions of repeated blocks the evaluation ran through the
+ * models and how many it derived (for tests and reports). */
+void pti_wsl_repetition_figures (const PtiContext *ctx, guint64 *evaluated, guint64 *extrapolated);
 
 /* The loaded system's name, for the CLI driver. */
 const char *pti_wsl_system_name (const PtiContext *ctx);

@@ -38,6 +38,15 @@ struct _PtiRud {
   RudForm forms[];       /* one per distinct CPU model of the system */
 };
 
+/* Progress reports (pti_wsl_set_progress): a pointer in the context, so
+ * that the checks every device use goes through, which see a const
+ * context, can count down. */
+typedef struct {
+  PtiProgressFunc func;
+  gpointer data;
+  guint64 every, countdown;
+} WslProgress;
+
 struct _PtiContext {
   PtiRegistry *registry;
   PtiSystem *system;
@@ -50,12 +59,18 @@ struct _PtiContext {
   GPtrArray *ruds;              /* RUDs used by events (one reference each), by id */
   GPtrArray *cpu_models;        /* distinct CPU model descriptors, document order */
   char *trace_path;
+  PtiTraceWriter *writer;       /* open from the first evaluation on, if a trace is wanted */
+  guint64 pending_limit;        /* automatic partial evaluation: 0 = off */
+  guint64 appended;             /* events appended since the last partial evaluation */
   char *workload_name;
   char *workload_file;
   gboolean evaluated;
+  WslProgress *progress;        /* NULL: no progress reports */
 };
 
 #define NO_RUD_ID G_MAXUINT32
+
+static inline gboolean appended (PtiContext *ctx, gboolean ok, GError **error);
 
 static void
 rud_table_unref (gpointer rud)
@@ -99,6 +114,7 @@ pti_context_free (PtiContext *ctx)
 {
   if (ctx == NULL)
     return;
+  pti_trace_writer_free (ctx->writer);   /* uncommitted: removes the temporary file */
   pti_engine_free (ctx->engine);
   g_ptr_array_unref (ctx->ruds);
   g_ptr_array_unref (ctx->cpu_models);
@@ -111,6 +127,7 @@ pti_context_free (PtiContext *ctx)
   g_free (ctx->trace_path);
   g_free (ctx->workload_name);
   g_free (ctx->workload_file);
+  g_free (ctx->progress);
   g_free (ctx);
 }
 
@@ -136,6 +153,9 @@ pti_context_set_processes (PtiContext *ctx, guint n, GError **error)
   ctx->engine = pti_engine_new (ctx->system, n, error);
   if (ctx->engine == NULL)
     return FALSE;
+  if (ctx->progress != NULL)
+    pti_engine_set_progress (ctx->engine, ctx->progress->func, ctx->progress->data,
+                             ctx->progress->every);
   pti_symbols_set (ctx->symbols, ctx->slot_nprocs, n);
   return TRUE;
 }
@@ -171,12 +191,25 @@ pti_context_override_param (PtiContext *ctx, const char *name, const char *value
   return TRUE;
 }
 
+/* Appends "; @hint" to @error's message. */
+static void
+append_hint (GError **error, const char *hint)
+{
+  if (error == NULL || *error == NULL)
+    return;
+  char *message = g_strdup_printf ("%s; %s", (*error)->message, hint);
+  g_free ((*error)->message);
+  (*error)->message = message;
+}
+
 static gboolean
 eval_override (PtiContext *ctx, const char *name, const char *text, double *value, GError **error)
 {
   g_autoptr (PtiExpr) expr = pti_expr_compile (text, ctx->symbols, error);
   if (expr == NULL || !pti_expr_check (expr, ctx->symbols, value, error)) {
     g_prefix_error (error, "-D %s=%s: ", name, text);
+    append_hint (error, "a -D value is a number, or an expression of numbers and of the "
+                        "parameters the workload declares before it");
     return FALSE;
   }
   return TRUE;
@@ -320,6 +353,13 @@ pti_rud_get_device (const PtiRud *rud)
 
 /* ---- device uses ------------------------------------------------------------- */
 
+static G_GNUC_NO_INLINE void
+build_progress (WslProgress *p)
+{
+  p->countdown = p->every;
+  p->func (0, 0, NAN, p->data);
+}
+
 static gboolean
 check_rank (const PtiContext *ctx, const char *what, guint rank, GError **error)
 {
@@ -338,6 +378,8 @@ check_rank (const PtiContext *ctx, const char *what, guint rank, GError **error)
                  "%s: rank %u out of range (%u processes: ranks 0 to %u)", what, rank, n, n - 1);
     return FALSE;
   }
+  if (G_UNLIKELY (ctx->progress != NULL) && --ctx->progress->countdown == 0)
+    build_progress (ctx->progress);
   return TRUE;
 }
 
@@ -367,8 +409,86 @@ form_price_remember (RudForm *form, gconstpointer instance, const PtiSymbols *sy
   form->last_price = price;
 }
 
+/* Levenshtein distance, for "did you mean": names are short. */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++) {
+    guint diagonal = row[0];
+    row[0] = (guint) i;
+    for (gsize j = 1; j <= lb; j++) {
+      guint up = row[j];
+      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diagonal + (a[i - 1] != b[j - 1]));
+      diagonal = up;
+    }
+  }
+  return row[lb];
+}
+
+void
+pti_wsl_hint_unbound (PtiContext *ctx, guint slot, gboolean workload_file, GError **error)
+{
+  if (error == NULL || *error == NULL || slot >= pti_symbols_count (ctx->symbols))
+    return;
+  const char *name = pti_symbols_name (ctx->symbols, slot);
+  g_autoptr (GString) hint = g_string_new (NULL);
+  if (workload_file)
+    g_string_append_printf (hint, "declare it with <param name=\"%s\" value=\"...\"/> (which "
+                            "-D %s=VALUE overrides) before it is used, or set it in <program> "
+                            "with <let name=\"%s\" value=\"...\"/>", name, name, name);
+  else
+    g_string_append_printf (hint, "bind it with pti_context_set_param (ctx, \"%s\", value) "
+                            "before this call, or declare it with pti_context_declare_param "
+                            "(ctx, \"%s\", default) so that -D %s=VALUE can set it",
+                            name, name, name);
+  /* Bound names a typing mistake away: within a third of the name's length. */
+  guint best = MAX (1, (guint) strlen (name) / 3) + 1;
+  g_autoptr (GString) near = g_string_new (NULL);
+  for (guint i = 0; i < pti_symbols_count (ctx->symbols); i++) {
+    if (i == slot || isnan (pti_symbols_get (ctx->symbols, i)))
+      continue;
+    const char *other = pti_symbols_name (ctx->symbols, i);
+    guint d = edit_distance (name, other);
+    if (d < best) {
+      best = d;
+      g_string_assign (near, other);
+    } else if (d == best && near->len > 0) {
+      g_string_append_printf (near, "', '%s", other);
+    }
+  }
+  if (near->len > 0)
+    g_string_append_printf (hint, " (did you mean '%s'?)", near->str);
+  append_hint (error, hint->str);
+}
+
+/* The first parameter @form's price reads that is unbound, or G_MAXUINT
+ * (also when the model cannot say which it reads). */
+static guint
+first_unbound (const RudForm *form, const PtiSymbols *symbols)
+{
+  const double *values = pti_symbols_values (symbols);
+  for (guint i = 0; form->slots != NULL && i < form->n_slots; i++)
+    if (isnan (values[form->slots[i]]))
+      return form->slots[i];
+  return G_MAXUINT;
+}
+
 gboolean
 pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
+{
+  guint unbound = G_MAXUINT;
+  if (pti_wsl_use (ctx, rank, rud, &unbound, error))
+    return TRUE;
+  pti_wsl_hint_unbound (ctx, unbound, FALSE, error);
+  return FALSE;
+}
+
+gboolean
+pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && rud != NULL, FALSE);
   if (!check_rank (ctx, "use", rank, error))
@@ -390,6 +510,7 @@ pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
                                             error))) {
       g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
       form->last_instance = NULL;
+      *unbound = first_unbound (form, ctx->symbols);
       return FALSE;
     }
     form_price_remember (form, cpu->state, ctx->symbols, seconds);
@@ -399,7 +520,7 @@ pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
     g_ptr_array_add (ctx->ruds, pti_rud_ref (rud));
   }
   pti_engine_add_compute (ctx->engine, rank, seconds, rud->id);
-  return TRUE;
+  return appended (ctx, TRUE, error);
 }
 
 gboolean
@@ -433,15 +554,17 @@ check_message (const PtiContext *ctx, const char *what, guint rank, gboolean rec
 gboolean
 pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
 {
-  return check_message (ctx, "send", rank, FALSE, dst, tag, error)
-         && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag, PTI_COMM_WORLD, error);
+  return appended (ctx, check_message (ctx, "send", rank, FALSE, dst, tag, error)
+                       && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag,
+                                               PTI_COMM_WORLD, error), error);
 }
 
 gboolean
 pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag, GError **error)
 {
-  return check_message (ctx, "recv", rank, TRUE, src, tag, error)
-         && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag, PTI_COMM_WORLD, error);
+  return appended (ctx, check_message (ctx, "recv", rank, TRUE, src, tag, error)
+                       && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag,
+                                               PTI_COMM_WORLD, error), error);
 }
 
 gboolean
@@ -454,7 +577,7 @@ pti_mpi_isend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
       || !pti_engine_add_isend (ctx->engine, rank, dst, bytes, tag, PTI_COMM_WORLD, &r, error))
     return FALSE;
   *request = r;
-  return TRUE;
+  return appended (ctx, TRUE, error);
 }
 
 gboolean
@@ -467,7 +590,7 @@ pti_mpi_irecv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
       || !pti_engine_add_irecv (ctx->engine, rank, src, bytes, tag, PTI_COMM_WORLD, &r, error))
     return FALSE;
   *request = r;
-  return TRUE;
+  return appended (ctx, TRUE, error);
 }
 
 static gboolean
@@ -481,7 +604,7 @@ add_wait (PtiContext *ctx, const char *what, guint rank, guint n, const PtiReque
     g_prefix_error (error, "%s: ", what);
     return FALSE;
   }
-  return TRUE;
+  return appended (ctx, TRUE, error);
 }
 
 gboolean
@@ -511,13 +634,15 @@ pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError 
 gboolean
 pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error)
 {
-  return pti_engine_add_send (ctx->engine, rank, dst, bytes, 0, PTI_COMM_WORLD_COLLECTIVE, error);
+  return appended (ctx, pti_engine_add_send (ctx->engine, rank, dst, bytes, 0,
+                                             PTI_COMM_WORLD_COLLECTIVE, error), error);
 }
 
 gboolean
 pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error)
 {
-  return pti_engine_add_recv (ctx->engine, rank, src, bytes, 0, PTI_COMM_WORLD_COLLECTIVE, error);
+  return appended (ctx, pti_engine_add_recv (ctx->engine, rank, src, bytes, 0,
+                                             PTI_COMM_WORLD_COLLECTIVE, error), error);
 }
 
 /* ---- evaluation -------------------------------------------------------------- */
@@ -559,9 +684,12 @@ format_number (double v)
   return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.15g", v));
 }
 
+/* Open the trace and write its header, once, at the first evaluation. */
 static gboolean
-write_trace (PtiContext *ctx, GError **error)
+open_trace (PtiContext *ctx, GError **error)
 {
+  if (ctx->trace_path == NULL || ctx->writer != NULL)
+    return TRUE;
   g_autoptr (PtiTraceWriter) w = pti_trace_writer_open (ctx->trace_path, error);
   if (w == NULL)
     return FALSE;
@@ -610,12 +738,20 @@ write_trace (PtiContext *ctx, GError **error)
     .records = (PtiTraceRecordType *) records->data, .n_records = records->len,
     .processes = procs, .n_processes = n,
   };
-  g_autofree const char **names = g_new0 (const char *, ctx->ruds->len + 1);
+  if (!pti_trace_writer_header (w, &h, error))
+    return FALSE;
+  ctx->writer = g_steal_pointer (&w);
+  return TRUE;
+}
+
+/* RUD names by id, for the trace: (transfer container). */
+static const char **
+rud_names (PtiContext *ctx)
+{
+  const char **names = g_new0 (const char *, ctx->ruds->len + 1);
   for (guint i = 0; i < ctx->ruds->len; i++)
     names[i] = ((PtiRud *) g_ptr_array_index (ctx->ruds, i))->name;
-  return pti_trace_writer_header (w, &h, error)
-         && pti_engine_write_events (ctx->engine, w, names, error)
-         && pti_trace_writer_commit (w, error);
+  return names;
 }
 
 gboolean
@@ -634,9 +770,80 @@ pti_evaluate (PtiContext *ctx, GError **error)
     return FALSE;
   }
   ctx->evaluated = TRUE;
-  if (!pti_engine_run (ctx->engine, error))
+  g_autofree const char **names = rud_names (ctx);
+  if (!open_trace (ctx, error))
     return FALSE;
-  return ctx->trace_path == NULL || write_trace (ctx, error);
+  pti_engine_set_trace (ctx->engine, ctx->writer, names);
+  if (!pti_engine_run (ctx->engine, TRUE, error))
+    return FALSE;
+  return ctx->writer == NULL
+         || (pti_engine_write_events (ctx->engine, ctx->writer, names, error)
+             && pti_trace_writer_commit (ctx->writer, error));
+}
+
+gboolean
+pti_evaluate_partial (PtiContext *ctx, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (ctx->evaluated) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "the workload was already evaluated");
+    return FALSE;
+  }
+  if (ctx->engine == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "partial evaluation: the processes are not set yet");
+    return FALSE;
+  }
+  if (pti_engine_has_repetition (ctx->engine)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "partial evaluation cannot be combined with analytical repetition "
+                 "(pti_repeat_begin) in one workload yet");
+    return FALSE;
+  }
+  ctx->appended = 0;
+  g_autofree const char **names = rud_names (ctx);
+  return open_trace (ctx, error) && pti_engine_run (ctx->engine, FALSE, error)
+         && pti_engine_flush (ctx->engine, ctx->writer, names, error);
+}
+
+void
+pti_context_set_pending_limit (PtiContext *ctx, guint64 events)
+{
+  g_return_if_fail (ctx != NULL);
+  ctx->pending_limit = events;
+}
+
+/* Called after each event appended: the automatic partial evaluation
+ * (suspended in a workload with repeated blocks). */
+static inline gboolean
+appended (PtiContext *ctx, gboolean ok, GError **error)
+{
+  if (G_LIKELY (!ok || ctx->pending_limit == 0 || ++ctx->appended < ctx->pending_limit)
+      || pti_engine_has_repetition (ctx->engine))
+    return ok;
+  return pti_evaluate_partial (ctx, error);
+}
+
+void
+pti_wsl_repetition_figures (const PtiContext *ctx, guint64 *evaluated, guint64 *extrapolated)
+{
+  *evaluated = *extrapolated = 0;
+  if (ctx->engine != NULL)
+    pti_engine_repetition_figures (ctx->engine, evaluated, extrapolated);
+}
+
+gboolean
+pti_repeat_begin (PtiContext *ctx, guint rank, guint64 count, GError **error)
+{
+  return check_rank (ctx, "repeat", rank, error)
+         && pti_engine_repeat_begin (ctx->engine, rank, count, error);
+}
+
+gboolean
+pti_repeat_end (PtiContext *ctx, guint rank, GError **error)
+{
+  return check_rank (ctx, "repeat end", rank, error)
+         && pti_engine_repeat_end (ctx->engine, rank, error);
 }
 
 double
@@ -666,9 +873,14 @@ pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
 gboolean
 pti_wsl_set_progress (PtiContext *ctx, PtiProgressFunc func, gpointer data, guint64 every)
 {
-  if (ctx->engine == NULL)
-    return FALSE;
-  pti_engine_set_progress (ctx->engine, func, data, every);
+  g_clear_pointer (&ctx->progress, g_free);
+  every = MAX (every, 1);
+  if (func != NULL) {
+    ctx->progress = g_new0 (WslProgress, 1);
+    *ctx->progress = (WslProgress) { func, data, every, every };
+  }
+  if (ctx->engine != NULL)
+    pti_engine_set_progress (ctx->engine, func, data, every);
   return TRUE;
 }
 

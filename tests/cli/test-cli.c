@@ -441,8 +441,9 @@ test_usage_define_unknown (void)
           "(its parameters: bytes)", NULL);
   const char *const def[] = { "-D", "nosuch=1", NULL };
   g_autoptr (Run) s = run_sweep (sweep3d, def, "configs/pc_cluster.xml", NULL);
+  /* the C program also has eval_mode: how to evaluate, not what */
   expect (s, EXIT_USAGE, "nosuch", "workload 'sweep3d' has no such parameter",
-          "(its parameters: npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations)", NULL);
+          "(its parameters: npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations, eval_mode)", NULL);
   g_autoptr (Run) t = run_sweep (ptieval, def, "configs/pc_cluster.xml",
                                  "wsl/examples/sweep3d.xml", NULL);
   expect (t, EXIT_USAGE, "nosuch", "workload 'sweep3d' has no such parameter",

@@ -623,6 +623,254 @@ test_deadlock_waitall (void)
   g_assert_nonnull (strstr (error->message, "rank 0: blocked since 0.000000000 s in wait for irecv from any rank, any tag, 8 bytes: no matching send"));
 }
 
+/* A phased workload: each phase every rank computes (varying by rank and
+ * phase), swaps messages with both ring neighbours (some eager, some
+ * rendezvous, with non-blocking calls) and joins an allreduce. */
+typedef enum { PARTIAL_NONE, PARTIAL_EACH_PHASE, PARTIAL_AUTO } PartialMode;
+
+static PtiContext *
+phased_run (PartialMode mode, const char *trace, guint phases)
+{
+  g_autoptr (GError) error = NULL;
+  PtiContext *ctx = context_new (6, net_simple_lb);
+  if (trace != NULL)
+    pti_context_set_trace (ctx, trace);
+  if (mode == PARTIAL_AUTO)
+    pti_context_set_pending_limit (ctx, 7);
+  for (guint ph = 0; ph < phases; ph++) {
+    for (guint r = 0; r < 6; r++) {
+      compute_us (ctx, r, 2 * (1 + (r * 7 + ph * 3) % 5));
+      guint64 bytes = (r + ph) % 3 == 0 ? 40000 : 1000 * (1 + r);
+      guint64 max = 40000;
+      PtiRequest req[2];
+      g_assert_true (pti_mpi_irecv (ctx, r, (r + 5) % 6, max, 1, &req[0], &error));
+      g_assert_true (pti_mpi_isend (ctx, r, (r + 1) % 6, bytes, 1, &req[1], &error));
+      g_assert_true (pti_mpi_waitall (ctx, r, 2, req, &error));
+      if (r % 2 == 0) {
+        g_assert_true (pti_mpi_send (ctx, r, r + 1, bytes, 2, &error));
+      } else {
+        g_assert_true (pti_mpi_recv (ctx, r, r - 1, max, 2, &error));
+      }
+      g_assert_true (pti_mpi_allreduce (ctx, r, 8, &error));
+      g_assert_no_error (error);
+    }
+    if (mode == PARTIAL_EACH_PHASE) {
+      g_assert_true (pti_evaluate_partial (ctx, &error));
+      g_assert_no_error (error);
+    }
+  }
+  evaluate (ctx);
+  return ctx;
+}
+
+/* Partial evaluation changes nothing in the results. */
+static void
+test_partial_evaluation (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-partial-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "partial.xml", NULL);
+  g_autoptr (PtiContext) full = phased_run (PARTIAL_NONE, NULL, 9);
+  g_autoptr (PtiContext) each = phased_run (PARTIAL_EACH_PHASE, trace, 9);
+  g_autoptr (PtiContext) automatic = phased_run (PARTIAL_AUTO, NULL, 9);
+  g_assert_cmpfloat (pti_result_time (full), >, 0);
+  g_assert_cmpuint (pti_result_events (each), ==, pti_result_events (full));
+  g_assert_cmpuint (pti_result_events (automatic), ==, pti_result_events (full));
+  assert_time (pti_result_time (each), pti_result_time (full));
+  assert_time (pti_result_time (automatic), pti_result_time (full));
+  for (guint r = 0; r < 6; r++) {
+    PtiProcessResult a = result (full, r), b = result (each, r), c = result (automatic, r);
+    assert_time (b.end, a.end);
+    assert_time (b.wait, a.wait);
+    assert_time (b.comm, a.comm);
+    assert_time (c.end, a.end);
+    assert_time (c.wait, a.wait);
+    g_assert_cmpuint (b.events, ==, a.events);
+  }
+  /* the trace came out in chunks, and is valid */
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (trace, &text, NULL, NULL));
+  guint chunks = 0;
+  for (const char *c = text; (c = strstr (c, "<events>")) != NULL; c++)
+    chunks++;
+  g_assert_cmpuint (chunks, >=, 5);
+  const char *schema_dir = g_getenv ("PTI_SCHEMA_DIR");
+  g_autofree char *xsd = g_build_filename (schema_dir, "trace.xsd", NULL);
+  const char *argv[] = { "xmllint", "--noout", "--nonet", "--schema", xsd, trace, NULL };
+  int status = -1;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL,
+                               G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                               | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_cmpint (status, ==, 0);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
+/* Messages in flight and blocked ranks carry over a partial evaluation:
+ * rank 1 posts its receive before the evaluation point, rank 0 sends after
+ * it (eager ping-pong figures: the receive ends 25 us after the send). */
+static void
+test_partial_in_flight (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 0, &error));
+  compute_us (ctx, 0, 40);
+  g_assert_true (pti_evaluate_partial (ctx, &error));
+  g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 0, &error));
+  g_assert_true (pti_evaluate_partial (ctx, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 1).end, 65 * US);
+  assert_time (result (ctx, 0).end, 42 * US);
+  g_assert_cmpuint (pti_result_events (ctx), ==, 3);
+}
+
+/* One phase of a 6-rank ring workload: computation, a non-blocking swap
+ * with both neighbours (eager and rendezvous sizes), a blocking pair
+ * exchange and an allreduce. */
+static void
+ring_phase (PtiContext *ctx, guint r)
+{
+  g_autoptr (GError) error = NULL;
+  compute_us (ctx, r, 2 * (1 + (r * 7) % 5));
+  guint64 bytes = r % 3 == 0 ? 40000 : 1000 * (1 + r);
+  PtiRequest req[2];
+  g_assert_true (pti_mpi_irecv (ctx, r, (r + 5) % 6, 40000, 1, &req[0], &error));
+  g_assert_true (pti_mpi_isend (ctx, r, (r + 1) % 6, bytes, 1, &req[1], &error));
+  g_assert_true (pti_mpi_waitall (ctx, r, 2, req, &error));
+  if (r % 2 == 0)
+    g_assert_true (pti_mpi_send (ctx, r, r + 1, bytes, 2, &error));
+  else
+    g_assert_true (pti_mpi_recv (ctx, r, r - 1, 40000, 2, &error));
+  g_assert_true (pti_mpi_allreduce (ctx, r, 8, &error));
+  g_assert_no_error (error);
+}
+
+/* A prologue, @n phases (literally, or as one repeated block), an epilogue. */
+static PtiContext *
+ring_run (guint64 n, gboolean repeat, const char *trace)
+{
+  g_autoptr (GError) error = NULL;
+  PtiContext *ctx = context_new (6, net_simple_lb);
+  if (trace)
+    pti_context_set_trace (ctx, trace);
+  for (guint r = 0; r < 6; r++) {
+    compute_us (ctx, r, 2 * r);
+    g_assert_true (pti_mpi_barrier (ctx, r, &error));
+    if (repeat) {
+      g_assert_true (pti_repeat_begin (ctx, r, n, &error));
+      ring_phase (ctx, r);
+      g_assert_true (pti_repeat_end (ctx, r, &error));
+    } else {
+      for (guint64 k = 0; k < n; k++)
+        ring_phase (ctx, r);
+    }
+    compute_us (ctx, r, 4);
+    g_assert_true (pti_mpi_bcast (ctx, r, 3, 64, &error));
+    g_assert_no_error (error);
+  }
+  evaluate (ctx);
+  return ctx;
+}
+
+#define assert_rel(a, b) g_assert_cmpfloat (fabs ((a) - (b)), <=, 1e-9 * fabs (b) + 1e-15)
+
+/* Analytical repetition gives what literal repetition gives (to 1e-9),
+ * evaluating only the first few repetitions through the models. */
+static void
+test_repetition (void)
+{
+  const guint64 counts[] = { 1, 2, 3, 50, 400 };
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++) {
+    g_autoptr (PtiContext) full = ring_run (counts[c], FALSE, NULL);
+    g_autoptr (PtiContext) rep = ring_run (counts[c], TRUE, NULL);
+    assert_rel (pti_result_time (rep), pti_result_time (full));
+    g_assert_cmpuint (pti_result_events (rep), ==, pti_result_events (full));
+    for (guint r = 0; r < 6; r++) {
+      PtiProcessResult a = result (full, r), b = result (rep, r);
+      assert_rel (b.end, a.end);
+      assert_rel (b.compute, a.compute);
+      assert_rel (b.comm, a.comm);
+      assert_rel (b.wait, a.wait);
+      g_assert_cmpuint (b.events, ==, a.events);
+    }
+    guint64 evaluated, extrapolated;
+    pti_wsl_repetition_figures (rep, &evaluated, &extrapolated);
+    g_test_message ("count %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " evaluated, %"
+                    G_GUINT64_FORMAT " extrapolated", counts[c], evaluated, extrapolated);
+    g_assert_cmpuint (evaluated + extrapolated, ==, counts[c]);
+    g_assert_cmpuint (evaluated, <=, 4);
+  }
+}
+
+/* The repetitions evaluated are in the trace, which stays valid. */
+static void
+test_repetition_trace (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-repeat-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "repeat.xml", NULL);
+  g_autoptr (PtiContext) rep = ring_run (100, TRUE, trace);
+  const char *schema_dir = g_getenv ("PTI_SCHEMA_DIR");
+  g_autofree char *xsd = g_build_filename (schema_dir, "trace.xsd", NULL);
+  const char *argv[] = { "xmllint", "--noout", "--nonet", "--schema", xsd, trace, NULL };
+  int status = -1;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL,
+                               G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                               | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_cmpint (status, ==, 0);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
+static void
+test_repetition_mistakes (void)
+{
+  g_autoptr (GError) error = NULL;
+  {
+    /* rank 0 sends inside its block, rank 1 receives after its block */
+    g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+    g_assert_true (pti_repeat_begin (ctx, 0, 3, &error));
+    g_assert_true (pti_mpi_send (ctx, 0, 1, 8, 0, &error));
+    g_assert_true (pti_repeat_end (ctx, 0, &error));
+    g_assert_true (pti_repeat_begin (ctx, 1, 3, &error));
+    g_assert_true (pti_repeat_end (ctx, 1, &error));
+    for (guint k = 0; k < 3; k++)
+      g_assert_true (pti_mpi_recv (ctx, 1, 0, 8, 0, &error));
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "must be self-contained"));
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+    g_assert_true (pti_repeat_begin (ctx, 0, 3, &error));
+    g_assert_true (pti_repeat_end (ctx, 0, &error));
+    g_assert_true (pti_repeat_begin (ctx, 1, 4, &error));
+    g_assert_true (pti_repeat_end (ctx, 1, &error));
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_assert_nonnull (strstr (error->message, "repeated 4 times on rank 1 but 3 times on rank 0"));
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (2, net_simple_lb);
+    g_assert_true (pti_repeat_begin (ctx, 0, 3, &error));
+    g_assert_false (pti_repeat_begin (ctx, 0, 3, &error));
+    g_assert_nonnull (strstr (error->message, "do not nest"));
+    g_clear_error (&error);
+    g_assert_false (pti_repeat_end (ctx, 1, &error));
+    g_clear_error (&error);
+    g_assert_false (pti_repeat_begin (ctx, 1, 0, &error));
+    g_clear_error (&error);
+    g_assert_false (pti_evaluate_partial (ctx, &error));
+    g_assert_nonnull (strstr (error->message, "cannot be combined"));
+    g_clear_error (&error);
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_assert_nonnull (strstr (error->message, "never ended"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -650,5 +898,10 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/isend-rendezvous", test_isend_rendezvous);
   g_test_add_func ("/engine/request-mistakes", test_request_mistakes);
   g_test_add_func ("/engine/deadlock-waitall", test_deadlock_waitall);
+  g_test_add_func ("/engine/partial-evaluation", test_partial_evaluation);
+  g_test_add_func ("/engine/partial-in-flight", test_partial_in_flight);
+  g_test_add_func ("/engine/repetition", test_repetition);
+  g_test_add_func ("/engine/repetition-trace", test_repetition_trace);
+  g_test_add_func ("/engine/repetition-mistakes", test_repetition_mistakes);
   return g_test_run ();
 }

@@ -87,6 +87,34 @@ test_nonblocking (void)
     }
 }
 
+/* A plain loop, analytical repetition and per-iteration partial evaluation
+ * predict the same (data/phases.xml), the first two to 1e-9. */
+static void
+test_repeat_and_evaluate (void)
+{
+  const char *const plain[] = { "mode", "0", NULL };
+  const char *const repeat[] = { "mode", "1", NULL };
+  const char *const evaluate[] = { "mode", "2", NULL };
+  g_autoptr (PtiContext) a = build_file ("phases.xml", plain);
+  g_autoptr (PtiContext) b = build_file ("phases.xml", repeat);
+  g_autoptr (PtiContext) c = build_file ("phases.xml", evaluate);
+  g_assert_cmpuint (pti_result_events (b), ==, pti_result_events (a));
+  g_assert_cmpuint (pti_result_events (c), ==, pti_result_events (a));
+  assert_time (pti_result_time (b), pti_result_time (a));
+  assert_time (pti_result_time (c), pti_result_time (a));
+  for (guint r = 0; r < 4; r++)
+    {
+      assert_time (result (b, r).end, result (a, r).end);
+      assert_time (result (c, r).end, result (a, r).end);
+      assert_time (result (b, r).wait, result (a, r).wait);
+      assert_time (result (c, r).wait, result (a, r).wait);
+    }
+  guint64 evaluated, extrapolated;
+  pti_wsl_repetition_figures (b, &evaluated, &extrapolated);
+  g_assert_cmpuint (evaluated + extrapolated, ==, 30);
+  g_assert_cmpuint (extrapolated, >=, 25);
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 /* Ping-pong, 3 rounds: rank 0 computes n = 10 iterations of LFOR + MFDL
@@ -397,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/override", test_override);
   g_test_add_func ("/workload/statements", test_statements);
   g_test_add_func ("/workload/nonblocking", test_nonblocking);
+  g_test_add_func ("/workload/repeat-and-evaluate", test_repeat_and_evaluate);
   g_test_add_func ("/workload/sweep3d-example", test_sweep3d_example);
   g_test_add_func ("/workload/error/unbound", test_error_unbound);
   g_test_add_func ("/workload/error/expression", test_error_expression);

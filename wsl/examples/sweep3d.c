@@ -8,7 +8,10 @@
  *
  * Parameters (-D): npe_i, npe_j (process grid), it, jt, kt (per-rank grid),
  * mk (k-planes per block), mm (angles per octant), mmi (angles per block),
- * iterations. */
+ * iterations, and eval_mode, how to evaluate (same prediction every way):
+ * 0 all at once, 1 with a partial evaluation after each iteration (memory
+ * bounded by one iteration), 2 with the iterations as one block under
+ * analytical repetition (time independent of the iteration count). */
 #include <pti/wsl.h>
 
 #include <math.h>
@@ -117,60 +120,78 @@ param (PtiContext *ctx, const char *name, double def, int min, int *out, GError 
   return TRUE;
 }
 
+/* The problem, as every rank sees it. */
+typedef struct {
+  int npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode;
+} Problem;
+
+/* Rank @r's neighbours; -1 where there is none. */
+static void
+neighbours (const Problem *pb, int r, int *east, int *west, int *north, int *south)
+{
+  int mype_i = r % pb->npe_i, mype_j = r / pb->npe_i;
+  *east = mype_i < pb->npe_i - 1 ? r + 1 : -1;
+  *west = mype_i > 0 ? r - 1 : -1;
+  *north = mype_j < pb->npe_j - 1 ? r + pb->npe_i : -1;
+  *south = mype_j > 0 ? r - pb->npe_i : -1;
+}
+
 static gboolean
-emit_rank (PtiContext *ctx, Sweep *s, int r, int npe_i, int npe_j, int it, int jt, int kt, int mk,
-           int mmi, int mmo, int kb, int iterations, GError **error)
+emit_setup (PtiContext *ctx, const Problem *pb, int r, GError **error)
+{
+  int p = pb->npe_i * pb->npe_j;
+  return pti_mpi_bcast (ctx, r, 0, 4, error) && pti_mpi_bcast (ctx, r, 0, 4ull * p, error)
+         && pti_mpi_barrier (ctx, r, error) && pti_mpi_bcast (ctx, r, 0, 64, error)
+         && pti_mpi_bcast (ctx, r, 0, 32, error) && pti_mpi_barrier (ctx, r, error);
+}
+
+/* One iteration of rank @r: source, the sweep over 8 octants, the two global reductions. */
+static gboolean
+emit_iteration (PtiContext *ctx, Sweep *s, const Problem *pb, int r, GError **error)
 {
   PtiSymbols *sym = pti_context_get_symbols (ctx);
-  int p = npe_i * npe_j;
-  int mype_i = r % npe_i, mype_j = r / npe_i;
-  int east = mype_i < npe_i - 1 ? r + 1 : -1;
-  int west = mype_i > 0 ? r - 1 : -1;
-  int north = mype_j < npe_j - 1 ? r + npe_i : -1;
-  int south = mype_j > 0 ? r - npe_i : -1;
-  guint64 bytes_ew = 8ull * jt * mk * mmi, bytes_ns = 8ull * it * mk * mmi;
+  int east, west, north, south;
+  neighbours (pb, r, &east, &west, &north, &south);
+  guint64 bytes_ew = 8ull * pb->jt * pb->mk * pb->mmi, bytes_ns = 8ull * pb->it * pb->mk * pb->mmi;
 
-  if (!pti_mpi_bcast (ctx, r, 0, 4, error) || !pti_mpi_bcast (ctx, r, 0, 4ull * p, error)
-      || !pti_mpi_barrier (ctx, r, error) || !pti_mpi_bcast (ctx, r, 0, 64, error)
-      || !pti_mpi_bcast (ctx, r, 0, 32, error) || !pti_mpi_barrier (ctx, r, error))
+  if (!pti_use (ctx, r, s->source, error))
     return FALSE;
-
-  for (int its = 1; its <= iterations; its++) {
-    if (!pti_use (ctx, r, s->source, error))
-      return FALSE;
-    for (int iq = 1; iq <= 8; iq++) {
-      int i2 = iq >= 5 ? 1 : -1;
-      int j2 = ((iq - 1) / 2) % 2 == 1 ? 1 : -1;
-      int up_ew = i2 > 0 ? west : east, dn_ew = i2 > 0 ? east : west;
-      int up_ns = j2 > 0 ? south : north, dn_ns = j2 > 0 ? north : south;
-      int tag_ew = i2 > 0 ? 1000 * iq : 3000 * iq;
-      int tag_ns = j2 > 0 ? 2000 * iq : 4000 * iq;
-      pti_symbols_set (sym, s->up_ew, up_ew);
-      pti_symbols_set (sym, s->dn_ew, dn_ew);
-      pti_symbols_set (sym, s->up_ns, up_ns);
-      pti_symbols_set (sym, s->dn_ns, dn_ns);
-      for (int mo = 1; mo <= mmo; mo++) {
-        if (!pti_use (ctx, r, s->angle_setup, error))
+  for (int iq = 1; iq <= 8; iq++) {
+    int i2 = iq >= 5 ? 1 : -1;
+    int j2 = ((iq - 1) / 2) % 2 == 1 ? 1 : -1;
+    int up_ew = i2 > 0 ? west : east, dn_ew = i2 > 0 ? east : west;
+    int up_ns = j2 > 0 ? south : north, dn_ns = j2 > 0 ? north : south;
+    int tag_ew = i2 > 0 ? 1000 * iq : 3000 * iq;
+    int tag_ns = j2 > 0 ? 2000 * iq : 4000 * iq;
+    pti_symbols_set (sym, s->up_ew, up_ew);
+    pti_symbols_set (sym, s->dn_ew, dn_ew);
+    pti_symbols_set (sym, s->up_ns, up_ns);
+    pti_symbols_set (sym, s->dn_ns, dn_ns);
+    for (int mo = 1; mo <= pb->mmo; mo++) {
+      if (!pti_use (ctx, r, s->angle_setup, error))
+        return FALSE;
+      for (int kk = 1; kk <= pb->kb; kk++) {
+        pti_symbols_set (sym, s->nk, MIN (pb->mk, pb->kt - (kk - 1) * pb->mk));
+        if (up_ew >= 0 && !pti_mpi_recv (ctx, r, up_ew, bytes_ew, tag_ew, error))
           return FALSE;
-        for (int kk = 1; kk <= kb; kk++) {
-          pti_symbols_set (sym, s->nk, MIN (mk, kt - (kk - 1) * mk));
-          if (up_ew >= 0 && !pti_mpi_recv (ctx, r, up_ew, bytes_ew, tag_ew, error))
-            return FALSE;
-          if (up_ns >= 0 && !pti_mpi_recv (ctx, r, up_ns, bytes_ns, tag_ns, error))
-            return FALSE;
-          if (!pti_use (ctx, r, s->block, error))
-            return FALSE;
-          if (dn_ew >= 0 && !pti_mpi_send (ctx, r, dn_ew, bytes_ew, tag_ew, error))
-            return FALSE;
-          if (dn_ns >= 0 && !pti_mpi_send (ctx, r, dn_ns, bytes_ns, tag_ns, error))
-            return FALSE;
-        }
+        if (up_ns >= 0 && !pti_mpi_recv (ctx, r, up_ns, bytes_ns, tag_ns, error))
+          return FALSE;
+        if (!pti_use (ctx, r, s->block, error))
+          return FALSE;
+        if (dn_ew >= 0 && !pti_mpi_send (ctx, r, dn_ew, bytes_ew, tag_ew, error))
+          return FALSE;
+        if (dn_ns >= 0 && !pti_mpi_send (ctx, r, dn_ns, bytes_ns, tag_ns, error))
+          return FALSE;
       }
     }
-    if (!pti_mpi_allreduce (ctx, r, 4, error) || !pti_use (ctx, r, s->flux_err, error)
-        || !pti_mpi_allreduce (ctx, r, 8, error))
-      return FALSE;
   }
+  return pti_mpi_allreduce (ctx, r, 4, error) && pti_use (ctx, r, s->flux_err, error)
+         && pti_mpi_allreduce (ctx, r, 8, error);
+}
+
+static gboolean
+emit_end (PtiContext *ctx, Sweep *s, int r, GError **error)
+{
   if (!pti_mpi_barrier (ctx, r, error) || !pti_use (ctx, r, s->balance, error))
     return FALSE;
   for (int n = 0; n < 8; n++)
@@ -179,16 +200,53 @@ emit_rank (PtiContext *ctx, Sweep *s, int r, int npe_i, int npe_j, int it, int j
   return TRUE;
 }
 
+/* Every rank's events, phase by phase (set-up, each iteration, the end)
+ * rather than rank by rank: stage 2 does not care, and a partial evaluation
+ * (automatic with ptieval's --pending-limit) between phases can then free
+ * them, so memory stays bounded however many iterations there are. */
+static gboolean
+emit (PtiContext *ctx, Sweep *s, const Problem *pb, GError **error)
+{
+  int p = pb->npe_i * pb->npe_j;
+  for (int r = 0; r < p; r++)
+    if (!emit_setup (ctx, pb, r, error))
+      return FALSE;
+  if (pb->eval_mode == 2 && pb->iterations > 0) {
+    for (int r = 0; r < p; r++)
+      if (!pti_repeat_begin (ctx, r, pb->iterations, error)
+          || !emit_iteration (ctx, s, pb, r, error) || !pti_repeat_end (ctx, r, error))
+        return FALSE;
+  } else {
+    for (int its = 1; its <= pb->iterations; its++) {
+      for (int r = 0; r < p; r++)
+        if (!emit_iteration (ctx, s, pb, r, error))
+          return FALSE;
+      if (pb->eval_mode == 1 && !pti_evaluate_partial (ctx, error))
+        return FALSE;
+    }
+  }
+  for (int r = 0; r < p; r++)
+    if (!emit_end (ctx, s, r, error))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 build (PtiContext *ctx, gpointer user_data, GError **error)
 {
-  int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations;
+  int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations, eval_mode;
   if (!param (ctx, "npe_i", 4, 1, &npe_i, error) || !param (ctx, "npe_j", 4, 1, &npe_j, error)
       || !param (ctx, "it", 50, 0, &it, error) || !param (ctx, "jt", 50, 0, &jt, error)
       || !param (ctx, "kt", 200, 0, &kt, error) || !param (ctx, "mk", 10, 1, &mk, error)
       || !param (ctx, "mm", 6, 0, &mm, error) || !param (ctx, "mmi", 3, 1, &mmi, error)
-      || !param (ctx, "iterations", 12, 0, &iterations, error))
+      || !param (ctx, "iterations", 12, 0, &iterations, error)
+      || !param (ctx, "eval_mode", 0, 0, &eval_mode, error))
     return FALSE;
+  if (eval_mode > 2) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "sweep3d: eval_mode = %d: 0 (all at once), 1 (partial) or 2 (repetition)", eval_mode);
+    return FALSE;
+  }
   if (mm % mmi != 0) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "sweep3d: mmi = %d must divide mm = %d (angles per block)", mmi, mm);
@@ -210,8 +268,8 @@ build (PtiContext *ctx, gpointer user_data, GError **error)
                 && (s.block = pti_rud_new (ctx, "block", block_rud, error)) != NULL
                 && (s.flux_err = pti_rud_new (ctx, "flux_err", flux_err_rud, error)) != NULL
                 && (s.balance = pti_rud_new (ctx, "balance", balance_rud, error)) != NULL;
-  for (int r = 0; ok && r < npe_i * npe_j; r++)
-    ok = emit_rank (ctx, &s, r, npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, error);
+  Problem pb = { npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode };
+  ok = ok && emit (ctx, &s, &pb, error);
   sweep_clear (&s);
   return ok;
 }

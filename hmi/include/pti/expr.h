@@ -25,11 +25,19 @@
  */
 #pragma once
 
-#ifndef PTI_HMI_INSIDE
-#include <pti/hmi.h>
-#endif
-
 #include <glib.h>
+
+/* Included on its own, this header declares its part first and then brings
+ * in the rest of the HMI: <pti/hmi.h> needs PtiSymbols, so including it
+ * first would leave PtiSymbols undeclared (tests/install compiles every
+ * public header alone). */
+#ifndef PTI_API
+#  if defined(_WIN32)
+#  define PTI_API __declspec(dllexport)
+#  else
+#  define PTI_API __attribute__((visibility("default")))
+#  endif
+#endif
 
 G_BEGIN_DECLS
 
@@ -129,3 +137,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiSymbols, pti_symbols_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiExpr, pti_expr_free)
 
 G_END_DECLS
+
+#ifndef PTI_HMI_INSIDE
+#include <pti/hmi.h>
+#endif

@@ -283,19 +283,217 @@ PTI_API gboolean pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const Pt
 
 /**
  * pti_mpi_barrier / pti_mpi_bcast / pti_mpi_allreduce / pti_mpi_reduce:
+ * @rank: the calling process
+ * @root: the rank the data comes from (bcast) or goes to (reduce)
+ * @bytes: the buffer's length (the same on every rank)
  *
- * Collectives over all processes, expanded into point-to-point messages that
- * the network model sees: barrier and allreduce as a binomial-tree reduce to
- * rank 0 followed by a binomial-tree broadcast, bcast as a binomial tree from
- * @root.  Every rank must call the same collectives in the same order.
+ * Collectives over all processes, expanded into the point-to-point messages
+ * the algorithm an MPI library would use sends, so that the network model
+ * sees the real traffic; the reduction's arithmetic is priced by the CPU
+ * model.  The algorithm is chosen by message size and process count as
+ * MPICH does, unless the system (HMC `<mpi>`) or the workload
+ * (pti_context_set_collective_algorithm()) says otherwise: see
+ * wsl/COLLECTIVES.md.  Every rank must call the same collectives in the same
+ * order with the same root and size; a mismatch is an error naming the
+ * ranks.  A 0-byte bcast, reduce or allreduce sends nothing (as MPICH).
  */
 PTI_API gboolean pti_mpi_barrier (PtiContext *ctx, guint rank, GError **error);
 PTI_API gboolean pti_mpi_bcast (PtiContext *ctx, guint rank, guint root, guint64 bytes,
                                 GError **error);
 PTI_API gboolean pti_mpi_allreduce (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
-/* pti_mpi_reduce: a binomial-tree reduce of @bytes to @root. */
+/* pti_mpi_reduce: a reduce of @bytes to @root. */
 PTI_API gboolean pti_mpi_reduce (PtiContext *ctx, guint rank, guint root, guint64 bytes,
                                  GError **error);
+
+/**
+ * pti_mpi_gather / pti_mpi_scatter / pti_mpi_allgather / pti_mpi_alltoall:
+ * @rank: the calling process
+ * @root: the rank that gathers (gather) or scatters (scatter)
+ * @bytes: the size of one rank's block: what each rank contributes (gather,
+ *   allgather), receives (scatter), or sends to each rank (alltoall), as
+ *   MPI's count times the datatype's size.  The same on every rank.
+ *
+ * Collectives over all processes, as pti_mpi_bcast().  A 0-byte block sends
+ * nothing.
+ */
+PTI_API gboolean pti_mpi_gather (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                 GError **error);
+PTI_API gboolean pti_mpi_scatter (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                  GError **error);
+PTI_API gboolean pti_mpi_allgather (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_alltoall (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
+
+/**
+ * pti_mpi_alltoallv:
+ * @rank: the calling process
+ * @send_bytes: (array): for each rank j, the bytes @rank sends to j
+ * @recv_bytes: (array): for each rank j, the bytes @rank receives from j
+ *
+ * An all-to-all with a block size per pair (MPI_Alltoallv).  Both arrays
+ * have one entry per process and are read during the call only.  What rank
+ * i sends to j must be what j receives from i (as MPI requires); a
+ * mismatch is reported by pti_evaluate() as a message longer than its
+ * receive or one nobody receives.  Zero-byte blocks are not sent.
+ */
+PTI_API gboolean pti_mpi_alltoallv (PtiContext *ctx, guint rank, const guint64 *send_bytes,
+                                    const guint64 *recv_bytes, GError **error);
+
+/**
+ * pti_context_set_collective_algorithm:
+ * @collective: "barrier", "bcast", "reduce", "allreduce", "gather",
+ *   "scatter", "allgather", "alltoall" or "alltoallv"
+ * @algorithm: (nullable): an algorithm of that collective (wsl/COLLECTIVES.md
+ *   lists them: "recursive_doubling", "ring", "brucks", ...), "auto" for the
+ *   MPICH-like choice by size and process count, or NULL to use the
+ *   system's choice (HMC `<mpi>`) again
+ *
+ * Chooses the algorithm of @collective for the calls that follow, in every
+ * communicator, over the system's.  Set it before any rank's call of the
+ * collectives it should change: ranks that disagree on the algorithm of one
+ * collective call are reported as a mismatch.
+ * Returns: FALSE for an unknown collective or algorithm.
+ */
+PTI_API gboolean pti_context_set_collective_algorithm (PtiContext *ctx, const char *collective,
+                                                       const char *algorithm, GError **error);
+
+/* ---- communicators ---------------------------------------------------- */
+
+/**
+ * PtiComm:
+ *
+ * A communicator, as seen by every process at once.  The world holds all
+ * processes.  A split (pti_comm_split()) is the result of one
+ * MPI_Comm_split: a family of disjoint communicators, one per colour, and
+ * each process sees the one it belongs to, if any (pti_comm_rank()).
+ * Communicators are owned by the context that made them and live as long as
+ * it does; each split costs about 20 bytes per process.  Messages of
+ * different communicators never match each other, and collective traffic
+ * never matches point-to-point traffic.
+ *
+ * Ranks: the functions below take the calling process as @rank, its rank
+ * among all processes (the world rank, as everywhere in this API); peers
+ * and roots are ranks within the communicator, as in MPI.  A NULL
+ * communicator is the world.
+ */
+typedef struct _PtiComm PtiComm;
+
+/**
+ * PTI_UNDEFINED:
+ *
+ * A colour for pti_comm_split() that puts the process in no communicator
+ * (MPI_UNDEFINED); any negative colour does.
+ */
+#define PTI_UNDEFINED (-1)
+
+/**
+ * pti_comm_world:
+ *
+ * Returns: (transfer none): the communicator of all processes (MPI_COMM_WORLD).
+ */
+PTI_API PtiComm *pti_comm_world (PtiContext *ctx);
+
+/**
+ * pti_comm_split:
+ * @parent: (nullable): the communicator to split; NULL for the world
+ * @name: (nullable): a name for messages ("rows"); NULL for "split N"
+ * @colour: (array): for each process (by world rank), its colour: processes
+ *   of @parent with the same colour form one communicator; a negative colour
+ *   (PTI_UNDEFINED) puts the process in none.  Entries of processes outside
+ *   @parent are ignored.
+ * @key: (array) (nullable): for each process (by world rank), its key: the
+ *   ranks of a new communicator are ordered by key, then by rank in @parent
+ *   (MPI_Comm_split).  NULL: all keys 0 (the parent's order).
+ *
+ * Splits @parent as every member process calling MPI_Comm_split with its
+ * colour and key would.  The arrays have pti_context_get_processes()
+ * entries and are read during the call only.  Making a communicator costs
+ * no simulated time (its set-up traffic is not modelled).  At most 32766
+ * splits per context.
+ * Returns: (transfer none): the split, owned by @ctx; NULL with @error if
+ *   the processes are not set or @parent belongs to another context.
+ */
+PTI_API PtiComm *pti_comm_split (PtiContext *ctx, const PtiComm *parent, const char *name,
+                                 const gint *colour, const gint *key, GError **error);
+
+/**
+ * pti_comm_rank:
+ * @world_rank: a process
+ *
+ * Returns: @world_rank's rank in the communicator of @comm it belongs to,
+ *   or -1 if it belongs to none (or is not a process).
+ */
+PTI_API gint pti_comm_rank (const PtiComm *comm, guint world_rank);
+
+/**
+ * pti_comm_size:
+ *
+ * Returns: the size of the communicator of @comm that @world_rank belongs
+ *   to, or 0 if it belongs to none.
+ */
+PTI_API guint pti_comm_size (const PtiComm *comm, guint world_rank);
+
+/**
+ * pti_comm_world_rank:
+ * @world_rank: a process of @comm
+ * @comm_rank: a rank in @world_rank's communicator
+ *
+ * Returns: the world rank of @comm_rank in @world_rank's communicator
+ *   (MPI_Group_translate_ranks), or G_MAXUINT if either is out of range.
+ */
+PTI_API guint pti_comm_world_rank (const PtiComm *comm, guint world_rank, guint comm_rank);
+
+/** pti_comm_get_name: Returns: (transfer none): "world", or the split's name. */
+PTI_API const char *pti_comm_get_name (const PtiComm *comm);
+
+/**
+ * pti_mpi_send_comm / pti_mpi_recv_comm / pti_mpi_isend_comm / pti_mpi_irecv_comm:
+ * @comm: (nullable): the communicator; NULL for the world
+ * @rank: the calling process (world rank), a member of @comm
+ * @dst / @src: a rank in @rank's communicator; @src may be PTI_ANY_SOURCE
+ *
+ * pti_mpi_send() and friends within a communicator: the peer is a rank of
+ * it, and the message matches only receives of the same communicator.  The
+ * requests are completed by pti_mpi_wait() and friends as any other.
+ */
+PTI_API gboolean pti_mpi_send_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                                    guint64 bytes, gint tag, GError **error);
+PTI_API gboolean pti_mpi_recv_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src,
+                                    guint64 bytes, gint tag, GError **error);
+PTI_API gboolean pti_mpi_isend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                                     guint64 bytes, gint tag, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_irecv_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src,
+                                     guint64 bytes, gint tag, PtiRequest *request, GError **error);
+
+/**
+ * pti_mpi_barrier_comm and the other `_comm` collectives:
+ * @comm: (nullable): the communicator; NULL for the world
+ * @rank: the calling process (world rank), a member of @comm
+ * @root: a rank in @rank's communicator
+ *
+ * The collectives above on the communicator of @comm that @rank belongs to;
+ * sizes, algorithms and rules as there, with the communicator's size as
+ * the process count.  @send_bytes and @recv_bytes of alltoallv have one
+ * entry per rank of that communicator.
+ */
+PTI_API gboolean pti_mpi_barrier_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                       GError **error);
+PTI_API gboolean pti_mpi_bcast_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                     guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_reduce_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                      guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_allreduce_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                         guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_gather_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                      guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_scatter_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                       guint root, guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_allgather_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                         guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_alltoall_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_alltoallv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                         const guint64 *send_bytes, const guint64 *recv_bytes,
+                                         GError **error);
 
 /* ---- evaluation and results ------------------------------------------- */
 
@@ -315,6 +513,53 @@ PTI_API void pti_context_set_trace (PtiContext *ctx, const char *path);
  * the blocked ranks, their pending operations and the simulated time.
  */
 PTI_API gboolean pti_evaluate (PtiContext *ctx, GError **error);
+
+/**
+ * pti_evaluate_partial:
+ *
+ * The paper's partial evaluation (section 3.2): resolves what the events
+ * given so far determine, writes those events to the trace (as one
+ * `<events>` chunk) and frees them; messages in flight and blocked ranks
+ * carry over, and the workload goes on as before.  Memory then stays
+ * bounded by the events between two evaluation points — provided the
+ * workload is built in phases across ranks (all ranks' iteration i, then
+ * partial evaluation, then iteration i+1): a rank built far ahead of the
+ * others cannot be resolved before the others catch up.  Results are those
+ * of one full pti_evaluate(), which must still end the workload.
+ */
+PTI_API gboolean pti_evaluate_partial (PtiContext *ctx, GError **error);
+
+/**
+ * pti_context_set_pending_limit:
+ * @events: 0 (the default) for none
+ *
+ * The automatic mode of partial evaluation: whenever @events more events
+ * have been appended since the last partial evaluation, one is run.  About
+ * 56 bytes are held per pending event.
+ */
+PTI_API void pti_context_set_pending_limit (PtiContext *ctx, guint64 events);
+
+/**
+ * pti_repeat_begin:
+ * @rank: the rank whose block begins
+ * @count: how many times the block runs (>= 1)
+ *
+ * The paper's analytical repetition (section 3.2): the device uses @rank
+ * adds until pti_repeat_end() form a block that runs @count times, though it
+ * is given, stored and priced once.  Every rank marks its blocks, with the
+ * same counts in the same order.  A block must be self-contained: what it
+ * sends is received, and the requests it makes are completed, in the same
+ * repetition.  pti_evaluate() evaluates repetitions through the models until
+ * two in a row advance every rank by the same time, then derives the rest
+ * without calling any model (exact for models without state carried from
+ * one repetition to the next, such as net-simple's latency/bandwidth form).
+ * The trace holds the repetitions evaluated; the summary counts them all.
+ * Cannot be combined with pti_evaluate_partial() (yet).
+ */
+PTI_API gboolean pti_repeat_begin (PtiContext *ctx, guint rank, guint64 count, GError **error);
+
+/** pti_repeat_end: ends @rank's block begun by pti_repeat_begin(). */
+PTI_API gboolean pti_repeat_end (PtiContext *ctx, guint rank, GError **error);
 
 /** pti_result_time: Returns: the predicted execution time in s (after pti_evaluate). */
 PTI_API double pti_result_time (const PtiContext *ctx);

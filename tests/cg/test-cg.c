@@ -1,0 +1,462 @@
+/* NAS CG (wsl/examples/cg.c and cg.xml) end to end: the built `cg` program
+ * (its path is this test's argument) and `ptieval cg.xml` are spawned on a
+ * 64-node system (data/cluster64.xml) and checked against the formulas of
+ * workloads.md section 4 and the header of cg.xml:
+ *
+ *   procs = 2^k, npcols = 2^ceil(k/2), L = log2(npcols);
+ *   per rank and outer iteration, S(L) = 79 L + 26 sends for L >= 1 (0 for
+ *   L = 0), as many irecvs and waits, C(L) = 106 + 26 L computations:
+ *     E(L) = C(L) + 3 S(L) events;
+ *   in all, events = procs (niter + 1) E(L) + 8 (procs - 1), the last term
+ *   being the binomial trees of wsl/collectives.c: bcast 2 (P - 1) events,
+ *   barrier (reduce + bcast) 4 (P - 1), reduce 2 (P - 1).
+ *
+ * Per-iteration counts come from traces: a run with niter = 1 minus one with
+ * niter = 0, rank by rank, so the set-up and the collectives cancel whatever
+ * algorithm they use.
+ *
+ * Assertions are non-fatal: one wrong count does not hide the others.  Under
+ * a sanitizer build any report of a child fails the case. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+enum { EXIT_OK = 0, EXIT_INVALID = 3 };
+
+static const char *ptieval, *cg, *source_root;
+static char *cg_xml, *system_file;
+
+static const struct {
+  const char *name;
+  int na, niter;
+} classes[] = { { "S", 1400, 15 }, { "W", 7000, 15 }, { "A", 14000, 15 },
+                { "B", 75000, 75 }, { "C", 150000, 75 } };
+
+static const int PROCS[] = { 1, 2, 4, 8, 16, 32, 64 };
+
+/* ---- the formulas ------------------------------------------------------ */
+
+static int
+log2_int (int p)
+{
+  int k = 0;
+  while ((1 << k) < p)
+    k++;
+  return k;
+}
+
+static int l2npcols (int p) { return (log2_int (p) + 1) / 2; }
+static int nprows (int p) { return 1 << (log2_int (p) / 2); }
+static int npcols (int p) { return 1 << l2npcols (p); }
+static guint64 sends_per_iteration (int L) { return L >= 1 ? 79u * L + 26 : 0; }
+static guint64 computes_per_iteration (int L) { return 106u + 26u * L; }
+static guint64 events_per_iteration (int L)
+{
+  return computes_per_iteration (L) + 3 * sends_per_iteration (L);
+}
+static guint64 collective_events (int p) { return 8u * (p - 1); }
+
+/* NPB's transpose partner (workloads.md 4.2). */
+static int
+transpose_partner (int p, int r)
+{
+  int rows = nprows (p);
+  if (rows == npcols (p))
+    return (r % rows) * rows + r / rows;
+  return 2 * (((r / 2) % rows) * rows + (r / 2) / rows) + r % 2;
+}
+
+/* ---- failing without stopping ------------------------------------------ */
+
+G_GNUC_PRINTF (1, 2) static void
+failf (const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strchomp (g_strdup_vprintf (format, ap));
+  va_end (ap);
+  g_auto (GStrv) lines = g_strsplit (msg, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_test_message ("%s%s", i ? "    " : "", lines[i]);
+  g_test_fail_printf ("%s", lines[0]);
+}
+
+/* ---- running a program ------------------------------------------------- */
+
+typedef struct {
+  int status;
+  char *out, *err, *command;
+} Run;
+
+static void
+run_free (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+  g_free (r->command);
+  g_free (r);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Run, run_free)
+
+/* Runs the NULL-terminated @argv (argv[0] a path). */
+static Run *
+run (const char *const *argv)
+{
+  Run *r = g_new0 (Run, 1);
+  g_autofree char *base = g_path_get_basename (argv[0]);
+  g_autofree char *args = g_strjoinv (" ", (char **) argv + 1);
+  r->command = g_strdup_printf ("%s %s", base, args);
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+  gboolean ok = g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out,
+                              &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status)
+              : WIFSIGNALED (wait_status) ? 128 + WTERMSIG (wait_status) : -1;
+  if (r->out == NULL)
+    r->out = g_strdup ("");
+  if (r->err == NULL)
+    r->err = g_strdup ("");
+  if (strstr (r->err, "AddressSanitizer") || strstr (r->err, "LeakSanitizer")
+      || strstr (r->err, "runtime error:"))
+    failf ("%s: sanitizer report:\n%s", r->command, r->err);
+  return r;
+}
+
+/* cg (@xml FALSE) or ptieval cg.xml on the test system, with the -D
+ * assignments of @defs ("class=1", ...), then @extra (NULL-terminated). */
+static Run *
+run_cg (gboolean xml, const char *const *defs, const char *const *extra)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) (xml ? ptieval : cg));
+  for (; defs && *defs; defs++) {
+    g_ptr_array_add (argv, "-D");
+    g_ptr_array_add (argv, (gpointer) *defs);
+  }
+  for (; extra && *extra; extra++)
+    g_ptr_array_add (argv, (gpointer) *extra);
+  g_ptr_array_add (argv, system_file);
+  if (xml)
+    g_ptr_array_add (argv, cg_xml);
+  g_ptr_array_add (argv, NULL);
+  return run ((const char *const *) argv->pdata);
+}
+
+/* The text of the JSON number or string after "@key": in @json (no JSON
+ * library: the driver prints one flat object before per_process). */
+static char *
+json_field (const char *json, const char *key)
+{
+  g_autofree char *k = g_strdup_printf ("\"%s\": ", key);
+  const char *p = strstr (json, k);
+  if (p == NULL)
+    return NULL;
+  p += strlen (k);
+  return g_strndup (p, strcspn (p, ",}"));
+}
+
+/* ---- xml and c agree; events in closed form ----------------------------- */
+
+typedef struct {
+  char *time, *events;
+} Result;
+
+static gboolean
+run_json (gboolean xml, const char *const *defs, Result *res)
+{
+  const char *extra[] = { "--json", NULL };
+  g_autoptr (Run) r = run_cg (xml, defs, extra);
+  if (r->status != EXIT_OK) {
+    failf ("%s: exit %d\n%s", r->command, r->status, r->err);
+    return FALSE;
+  }
+  res->time = json_field (r->out, "predicted_time_s");
+  res->events = json_field (r->out, "events");
+  if (res->time == NULL || res->events == NULL) {
+    failf ("%s: no predicted_time_s or events in\n%s", r->command, r->out);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+check_class (gconstpointer data)
+{
+  int c = GPOINTER_TO_INT (data);
+  /* class S as it ships (15 iterations); the larger ones on one timed
+   * iteration, since iterations only repeat what the first one does */
+  int niter = c == 0 ? classes[c].niter : 1;
+  for (guint i = 0; i < G_N_ELEMENTS (PROCS); i++) {
+    int p = PROCS[i];
+    g_autofree char *dc = g_strdup_printf ("class=%d", c + 1);
+    g_autofree char *dp = g_strdup_printf ("procs=%d", p);
+    g_autofree char *dn = g_strdup_printf ("niter=%d", niter);
+    const char *defs[] = { dc, dp, c == 0 ? NULL : dn, NULL };
+    Result rc = { 0 }, rx = { 0 };
+    if (run_json (FALSE, defs, &rc) && run_json (TRUE, defs, &rx)) {
+      if (strcmp (rc.time, rx.time) != 0 || strcmp (rc.events, rx.events) != 0)
+        failf ("class %s, %d procs: cg predicts %s s with %s events, cg.xml %s s with %s events",
+               classes[c].name, p, rc.time, rc.events, rx.time, rx.events);
+      int L = l2npcols (p);
+      guint64 want = (guint64) p * (niter + 1) * events_per_iteration (L) + collective_events (p);
+      guint64 got = g_ascii_strtoull (rc.events, NULL, 10);
+      if (got != want)
+        failf ("class %s, %d procs, niter %d: %" G_GUINT64_FORMAT " events, the closed form "
+               "P (niter+1) E(L) + 8 (P-1) = %d x %d x %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT
+               " = %" G_GUINT64_FORMAT " (L = %d)", classes[c].name, p, niter, got, p, niter + 1,
+               events_per_iteration (L), collective_events (p), want, L);
+    }
+    g_free (rc.time);
+    g_free (rc.events);
+    g_free (rx.time);
+    g_free (rx.events);
+  }
+}
+
+/* -D class=N sets the defaults of na, nonzer, niter; explicit values win. */
+static void
+test_class_defaults (void)
+{
+  const char *by_class[] = { "class=3", "procs=4", NULL };
+  const char *explicit[] = { "na=14000", "nonzer=11", "niter=15", "procs=4", NULL };
+  const char *overridden[] = { "class=5", "na=14000", "nonzer=11", "niter=15", "procs=4", NULL };
+  for (int xml = 0; xml <= 1; xml++) {
+    Result a = { 0 }, b = { 0 }, o = { 0 };
+    if (run_json (xml, by_class, &a) && run_json (xml, explicit, &b)
+        && run_json (xml, overridden, &o)) {
+      if (strcmp (a.time, b.time) != 0 || strcmp (a.time, o.time) != 0)
+        failf ("%s: class=3 predicts %s s, na=14000 nonzer=11 niter=15 %s s, class=5 with "
+               "those %s s", xml ? "cg.xml" : "cg", a.time, b.time, o.time);
+    }
+    g_free (a.time), g_free (a.events), g_free (b.time), g_free (b.events);
+    g_free (o.time), g_free (o.events);
+  }
+}
+
+/* ---- per-iteration counts from traces ---------------------------------- */
+
+typedef struct {
+  guint64 compute, send, irecv, wait, recv, other;
+  guint64 bytes8, bytes16, vector, self;   /* sends by size; to itself */
+} Counts;
+
+/* Counts each rank's events in the trace at @path (the per-process lists,
+ * whichever <events> chunk they are in). */
+static Counts *
+count_trace (const char *path, int p, guint64 vector_bytes)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &error)) {
+    failf ("%s", error->message);
+    return NULL;
+  }
+  Counts *c = g_new0 (Counts, p);
+  int rank = -1;
+  char *end = strstr (text, "<summary");
+  if (end)
+    *end = '\0';
+  for (char *line = text; line && *line; ) {
+    char *next = strchr (line, '\n');
+    if (next)
+      *next++ = '\0';
+    const char *s;
+    if ((s = strstr (line, "<process rank=\"")))
+      rank = atoi (s + strlen ("<process rank=\""));
+    else if ((s = strstr (line, "<event kind=\"")) && rank >= 0 && rank < p) {
+      s += strlen ("<event kind=\"");
+      Counts *k = &c[rank];
+      if (g_str_has_prefix (s, "compute\""))
+        k->compute++;
+      else if (g_str_has_prefix (s, "irecv\""))
+        k->irecv++;
+      else if (g_str_has_prefix (s, "wait\""))
+        k->wait++;
+      else if (g_str_has_prefix (s, "recv\""))
+        k->recv++;
+      else if (g_str_has_prefix (s, "send\"")) {
+        k->send++;
+        const char *b = strstr (s, " bytes=\""), *q = strstr (s, " peer=\"");
+        guint64 bytes = b ? g_ascii_strtoull (b + 8, NULL, 10) : 0;
+        k->bytes8 += bytes == 8;
+        k->bytes16 += bytes == 16;
+        k->vector += bytes == vector_bytes;
+        k->self += q && atoi (q + 7) == rank;
+      } else
+        k->other++;
+    }
+    line = next;
+  }
+  return c;
+}
+
+static Counts *
+trace_run (const char *dir, int c, int p, int niter)
+{
+  g_autofree char *dc = g_strdup_printf ("class=%d", c + 1);
+  g_autofree char *dp = g_strdup_printf ("procs=%d", p);
+  g_autofree char *dn = g_strdup_printf ("niter=%d", niter);
+  g_autofree char *path = g_strdup_printf ("%s/cg-%d-%d-%d.xml", dir, c, p, niter);
+  const char *defs[] = { dc, dp, dn, NULL };
+  const char *extra[] = { "--json", "-o", path, NULL };
+  g_autoptr (Run) r = run_cg (FALSE, defs, extra);
+  if (r->status != EXIT_OK) {
+    failf ("%s: exit %d\n%s", r->command, r->status, r->err);
+    return NULL;
+  }
+  Counts *counts = count_trace (path, p, 8ull * classes[c].na / npcols (p));
+  g_unlink (path);
+  return counts;
+}
+
+#define EXPECT(what, got, want)                                                               \
+  do {                                                                                        \
+    if ((guint64) (got) != (guint64) (want))                                                  \
+      failf ("class %s, %d procs, rank %d: %" G_GUINT64_FORMAT " %s per outer iteration, "    \
+             "expected %" G_GUINT64_FORMAT, classes[c].name, p, r, (guint64) (got), what,     \
+             (guint64) (want));                                                               \
+  } while (0)
+
+/* Rank by rank, the events of one outer iteration (niter = 1 minus
+ * niter = 0) against workloads.md 4.3: 79 L + 26 sends, of which 52 L of 8
+ * bytes, L of 16 and 26 L + 26 vectors of 8 na / npcols bytes (26 to itself
+ * on a rank that is its own transpose partner), as many irecvs and waits,
+ * 106 + 26 L computations and nothing else. */
+static void
+check_messages (int c, int p)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-cg-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree Counts *c0 = trace_run (dir, c, p, 0);
+  g_autofree Counts *c1 = trace_run (dir, c, p, 1);
+  g_rmdir (dir);
+  if (c0 == NULL || c1 == NULL)
+    return;
+  int L = l2npcols (p);
+  guint64 sends = sends_per_iteration (L), all = 0;
+  for (int r = 0; r < p; r++) {
+    const Counts *a = &c0[r], *b = &c1[r];
+    EXPECT ("sends", b->send - a->send, sends);
+    EXPECT ("irecvs", b->irecv - a->irecv, sends);
+    EXPECT ("waits", b->wait - a->wait, sends);
+    EXPECT ("blocking receives", b->recv - a->recv, 0);
+    EXPECT ("computations", b->compute - a->compute, computes_per_iteration (L));
+    EXPECT ("other events", b->other - a->other, 0);
+    EXPECT ("8-byte sends", b->bytes8 - a->bytes8, 52 * L);
+    EXPECT ("16-byte sends", b->bytes16 - a->bytes16, L);
+    EXPECT ("vector sends", b->vector - a->vector, L ? 26 * L + 26 : 0);
+    EXPECT ("sends to itself", b->self - a->self,
+            L && transpose_partner (p, r) == r ? 26 : 0);
+    all += b->send - a->send;
+  }
+  if (all != p * sends)
+    failf ("class %s, %d procs: %" G_GUINT64_FORMAT " sends per outer iteration in all, "
+           "expected %d x %" G_GUINT64_FORMAT, classes[c].name, p, all, p, sends);
+}
+
+static void
+test_messages (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (PROCS); i++)
+    check_messages (0, PROCS[i]);
+}
+
+/* workloads.md 4.3's worked example: class A on 16 processes (4 x 4, L = 2):
+ * per process and outer iteration 104 x 8 B, 2 x 16 B and 78 x 28,000 B;
+ * 2,944 sends in all; the 4 diagonal ranks send 26 to themselves. */
+static void
+test_worked_example (void)
+{
+  g_assert_cmpint (nprows (16), ==, 4);
+  g_assert_cmpint (npcols (16), ==, 4);
+  g_assert_cmpuint (sends_per_iteration (2), ==, 184);
+  g_assert_cmpuint (8ull * classes[2].na / npcols (16), ==, 28000);
+  g_assert_cmpint (transpose_partner (16, 5), ==, 5);
+  g_assert_cmpint (transpose_partner (16, 1), ==, 4);
+  check_messages (2, 16);
+}
+
+/* ---- refusals ----------------------------------------------------------- */
+
+static void
+expect_refused (gboolean xml, const char *def, const char *const *fragments)
+{
+  const char *defs[] = { def, NULL };
+  g_autoptr (Run) r = run_cg (xml, defs, NULL);
+  if (r->status != EXIT_INVALID)
+    failf ("%s: exit %d, expected %d\n%s", r->command, r->status, EXIT_INVALID, r->err);
+  for (; *fragments; fragments++)
+    if (strstr (r->err, *fragments) == NULL)
+      failf ("%s: the message does not say '%s':\n%s", r->command, *fragments, r->err);
+}
+
+static void
+test_not_power_of_two (void)
+{
+  const char *const c_says[] = { "cg: error: procs = 6 is not a power of two", NULL };
+  const char *const xml_says[] = { "cg.xml:", "<processes count=\"2 ^ floor(log2(procs)) == "
+                                   "procs ? procs : 0\">", "not 0", NULL };
+  expect_refused (FALSE, "procs=6", c_says);
+  expect_refused (TRUE, "procs=6", xml_says);
+  const char *const c_says3[] = { "procs = 3 is not a power of two", NULL };
+  expect_refused (FALSE, "procs=3", c_says3);
+  expect_refused (TRUE, "procs=3", xml_says);
+  const char *const c_says_frac[] = { "procs = 2.5 must be a whole number", NULL };
+  expect_refused (FALSE, "procs=2.5", c_says_frac);
+  expect_refused (TRUE, "procs=2.5", xml_says);
+}
+
+static void
+test_bad_class (void)
+{
+  const char *const c_says[] = { "class = 9 must be a whole number from 1 to 8", NULL };
+  const char *const xml_says[] = { "cg.xml:", "<param value=\"class == 1 ? 1400", "not finite",
+                                   NULL };
+  expect_refused (FALSE, "class=9", c_says);
+  expect_refused (TRUE, "class=9", xml_says);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* the path of the built cg program: the argument that is not an option */
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] != '-') {
+      cg = argv[i];
+      memmove (argv + i, argv + i + 1, (argc - i) * sizeof *argv);
+      argc--;
+      break;
+    }
+  g_test_init (&argc, &argv, NULL);
+  g_test_set_nonfatal_assertions ();
+
+  ptieval = g_getenv ("PTIEVAL");
+  source_root = g_getenv ("PTI_SOURCE_ROOT");
+  if (!ptieval || !source_root || !cg) {
+    g_printerr ("test-cg: run through meson test (needs PTIEVAL, PTI_SOURCE_ROOT and the path "
+                "of cg as an argument)\n");
+    return 77;
+  }
+  cg_xml = g_build_filename (source_root, "wsl", "examples", "cg.xml", NULL);
+  system_file = g_test_build_filename (G_TEST_DIST, "cg", "data", "cluster64.xml", NULL);
+
+  for (guint c = 0; c < G_N_ELEMENTS (classes); c++) {
+    g_autofree char *name = g_strdup_printf ("/cg/agree/class-%s", classes[c].name);
+    g_test_add_data_func (name, GINT_TO_POINTER (c), check_class);
+  }
+  g_test_add_func ("/cg/class-defaults", test_class_defaults);
+  g_test_add_func ("/cg/messages/class-S", test_messages);
+  g_test_add_func ("/cg/messages/worked-example", test_worked_example);
+  g_test_add_func ("/cg/refused/not-power-of-two", test_not_power_of_two);
+  g_test_add_func ("/cg/refused/class", test_bad_class);
+  int status = g_test_run ();
+  g_free (cg_xml);
+  g_free (system_file);
+  return status;
+}

@@ -1,0 +1,218 @@
+/* ptitrace chrome: Chrome trace-event JSON (the "JSON Object Format" that
+ * Perfetto and chrome://tracing open).
+ *
+ * Streaming, one pass, constant memory: viewers sort events themselves, so
+ * each trace element becomes JSON at once.  A process is a track: pid = tid =
+ * rank, named "rank N" with its processor as the thread name.  An event is a
+ * complete ("X") slice; the part blocked on a peer is a nested slice of
+ * category "blocked".  A message is a flow: "s" at the start of the send
+ * slice, "f" (binding to the enclosing slice) inside the receive slice, at the
+ * moment its data arrived (start + wait), which is never before the send
+ * started, as flow ends must come after their starts.  Model records are
+ * counters ("C") on the process's track, or on an extra "model records"
+ * process when outside any process group.  Times are microseconds with three
+ * decimals (exact nanoseconds). */
+#include "pti-config.h"
+#include "ptitrace.h"
+
+#include <string.h>
+
+typedef struct {
+  PtiTraceReader *reader;
+  const PtiTrHeader *h;
+  FILE *fp;
+  GString *s;
+  gboolean pseudo;
+} Chrome;
+
+static void
+emit (Chrome *c)
+{
+  /* Every event line but the first starts with ",\n". */
+  fwrite (c->s->str, 1, c->s->len, c->fp);
+  g_string_truncate (c->s, 0);
+  g_string_append (c->s, ",\n");
+}
+
+static void
+ts_field (GString *s, const char *name, guint64 ns)
+{
+  char b[PT_SECONDS_LEN];
+  g_string_append_printf (s, ",\"%s\":%s", name, pt_micros (b, ns));
+}
+
+static void
+on_event (Chrome *c, const PtiTrEvent *e)
+{
+  GString *s = c->s;
+  const char *cat = e->kind == PTI_TR_COMPUTE ? "compute" : "mpi";
+  g_string_append (s, "{\"name\":");
+  pt_json_string (s, e->kind == PTI_TR_COMPUTE && e->rud ? e->rud : pti_tr_kind_name (e->kind));
+  g_string_append_printf (s, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u", cat, e->rank,
+                          e->rank);
+  ts_field (s, "ts", e->start);
+  ts_field (s, "dur", e->end - e->start);
+  g_string_append (s, ",\"args\":{\"kind\":");
+  pt_json_string (s, pti_tr_kind_name (e->kind));
+  g_string_append (s, ",\"model\":");
+  pt_json_string (s, e->model);
+  g_string_append (s, ",\"device\":");
+  pt_json_string (s, e->device);
+  if (e->rud) {
+    g_string_append (s, ",\"rud\":");
+    pt_json_string (s, e->rud);
+  }
+  if (PTI_TR_KIND_IS_MESSAGE (e->kind))
+    g_string_append_printf (s, ",\"peer\":%u,\"tag\":%d,\"bytes\":%" G_GUINT64_FORMAT
+                            ",\"msg\":%" G_GUINT64_FORMAT ",\"protocol\":\"%s\"", e->peer, e->tag,
+                            e->bytes, e->msg, e->rendezvous ? "rendezvous" : "eager");
+  if (e->kind != PTI_TR_COMPUTE) {
+    char b[PT_SECONDS_LEN];
+    g_string_append_printf (s, ",\"wait_s\":%s", pt_seconds (b, e->wait));
+  }
+  g_string_append (s, "}}");
+  emit (c);
+
+  if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
+    gboolean sender = PTI_TR_KIND_IS_SENDER (e->kind);
+    guint64 at = e->start;
+    if (!sender) {
+      at = e->start + e->wait;
+      if (at >= e->end && e->end > e->start)
+        at = e->end - 1;
+    }
+    g_string_append_printf (s, "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"%s\",%s\"id\":%"
+                            G_GUINT64_FORMAT ",\"pid\":%u,\"tid\":%u", sender ? "s" : "f",
+                            sender ? "" : "\"bp\":\"e\",", e->msg, e->rank, e->rank);
+    ts_field (s, "ts", at);
+    g_string_append (s, "}");
+    emit (c);
+  }
+  if (e->wait > 0) {
+    g_string_append_printf (s, "{\"name\":\"blocked\",\"cat\":\"blocked\",\"ph\":\"X\","
+                            "\"pid\":%u,\"tid\":%u", e->rank, e->rank);
+    ts_field (s, "ts", e->start);
+    ts_field (s, "dur", e->wait);
+    g_string_append (s, "}");
+    emit (c);
+  }
+}
+
+static gboolean
+on_record (Chrome *c, const PtiTrItem *item, GError **error)
+{
+  const PtiTrRecord *rec = &item->record;
+  const PtiTrRecordType *t = &c->h->records[rec->type];
+  GString *s = c->s;
+  guint pid = rec->in_process ? rec->rank : c->h->n_processes;
+  if (!rec->in_process)
+    c->pseudo = TRUE;
+  g_string_append (s, "{\"name\":");
+  pt_json_string (s, t->name);
+  g_string_append (s, ",\"cat\":");
+  pt_json_string (s, t->model);
+  g_string_append_printf (s, ",\"ph\":\"C\",\"pid\":%u,\"tid\":%u", pid, pid);
+  ts_field (s, "ts", rec->time);
+  g_string_append (s, ",\"args\":{");
+  gboolean first = TRUE;
+  for (guint f = 0; f < t->n_fields; f++) {
+    if ((int) f == t->time_field)
+      continue;
+    if (!first)
+      g_string_append_c (s, ',');
+    first = FALSE;
+    pt_json_string (s, t->fields[f]);
+    g_string_append_c (s, ':');
+    if (!pt_number_text (rec->values[f], s)) {
+      pti_trace_reader_error_at (c->reader, item->line, error,
+                                 "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
+                                 rec->values[f]);
+      return FALSE;
+    }
+  }
+  if (first)
+    g_string_append (s, "\"count\":1");
+  g_string_append (s, "}}");
+  emit (c);
+  return TRUE;
+}
+
+static void
+metadata (Chrome *c, guint pid, const char *process, const char *thread)
+{
+  GString *s = c->s;
+  g_string_append_printf (s, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+                          "\"args\":{\"name\":", pid, pid);
+  pt_json_string (s, process);
+  g_string_append (s, "}}");
+  emit (c);
+  g_string_append_printf (s, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%u,"
+                          "\"tid\":%u,\"args\":{\"sort_index\":%u}}", pid, pid, pid);
+  emit (c);
+  g_string_append_printf (s, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+                          "\"args\":{\"name\":", pid, pid);
+  pt_json_string (s, thread);
+  g_string_append (s, "}}");
+  emit (c);
+}
+
+int
+pt_chrome (const char *trace, const PtOptions *o, GError **error)
+{
+  g_autoptr (PtiTraceReader) reader = pti_trace_reader_open (trace, error);
+  if (reader == NULL)
+    return pt_exit_code (*error);
+  const PtiTrHeader *h = pti_trace_reader_header (reader);
+  g_autoptr (PtOut) out = pt_out_open (o->output, error);
+  if (out == NULL)
+    return PT_EXIT_FAILED;
+  Chrome c = { reader, h, out->fp, g_string_new (NULL), FALSE };
+  GString *s = c.s;
+  g_string_append (s, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"converter\":\"ptitrace (pti "
+                   PTI_VERSION ")\",\"generator\":");
+  pt_json_string (s, h->generator ? h->generator : "");
+  g_string_append (s, ",\"system\":");
+  pt_json_string (s, h->system_name);
+  g_string_append (s, ",\"workload\":");
+  pt_json_string (s, h->workload_name);
+  for (guint i = 0; i < h->n_params; i++) {
+    g_autofree char *k = g_strdup_printf ("parameter %s", h->params[i].name);
+    g_string_append_c (s, ',');
+    pt_json_string (s, k);
+    g_string_append_c (s, ':');
+    pt_json_string (s, h->params[i].value);
+  }
+  g_string_append (s, ",\"time unit\":\"microseconds\"},\n\"traceEvents\":[\n");
+  fwrite (s->str, 1, s->len, c.fp);
+  g_string_truncate (s, 0);
+  for (guint r = 0; r < h->n_processes; r++) {
+    g_autofree char *name = g_strdup_printf ("rank %u", r);
+    metadata (&c, r, name, h->processors[r]);
+  }
+  PtiTrItem item;
+  GError *local = NULL;
+  while (pti_trace_reader_next (reader, &item, &local)) {
+    if (item.type == PTI_TR_ITEM_EVENT)
+      on_event (&c, &item.event);
+    else if (item.type == PTI_TR_ITEM_RECORD && !on_record (&c, &item, &local))
+      break;
+  }
+  if (local == NULL) {
+    if (c.pseudo)
+      metadata (&c, h->n_processes, "model records", "no process");
+    const PtiTrSummary *sum = pti_trace_reader_summary (reader);
+    char b[PT_SECONDS_LEN];
+    g_string_append (s, "{\"name\":\"end\",\"cat\":\"summary\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,"
+                     "\"tid\":0");
+    ts_field (s, "ts", sum->predicted);
+    g_string_append_printf (s, ",\"args\":{\"predicted_time_s\":%s,\"events\":%" G_GUINT64_FORMAT
+                            "}}\n]}\n", pt_seconds (b, sum->predicted), sum->events);
+    fwrite (s->str, 1, s->len, c.fp);
+  }
+  g_string_free (s, TRUE);
+  if (local != NULL || !pt_out_commit (out, &local)) {
+    g_propagate_error (error, local);
+    return pt_exit_code (*error);
+  }
+  return PT_EXIT_OK;
+}

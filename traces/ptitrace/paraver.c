@@ -1,0 +1,553 @@
+/* ptitrace paraver: PREFIX.prv, .pcf and .row (shared/formats/paraver.md).
+ *
+ * One pass over the trace turns every event into Paraver records (states,
+ * MPI enter/exit events, RUD events) pushed into an external sorter keyed by
+ * (time, task, class, order in the trace); message ends go to a second
+ * sorter keyed by message id, which pairs them into communication records
+ * afterwards.  The body is written from the merged, time-sorted stream.
+ * Memory: the two sorters' budgets (--memory) plus O(processes). */
+#include "ptitrace.h"
+
+#include <math.h>
+#include <string.h>
+
+enum {
+  ST_IDLE = 0, ST_RUNNING = 1, ST_WAITING_MESSAGE = 3, ST_BLOCKING_SEND = 4, ST_SYNC = 5,
+  ST_WAIT_ALL = 8, ST_IMMEDIATE_SEND = 10, ST_IMMEDIATE_RECV = 11,
+};
+
+#define TYPE_MPI_P2P 50000001u
+#define TYPE_RUD 18000001u
+#define TYPE_RECORD_BASE 19000000u
+#define MAX_RUDS 65535u
+
+enum { CLS_EVENT = 0, CLS_STATE = 1, CLS_COMM = 2 };
+
+typedef struct {
+  guint64 time;
+  guint32 task;            /* 0-based rank; n for the model-records task */
+  guint8 cls;
+  guint8 pad[3];
+  guint64 seq;
+  guint64 a, b, c;         /* state: end, code; event: type, value; comm: psend, lrecv, precv */
+  guint64 size;
+  guint32 peer;
+  gint32 tag;
+} PrvRec;
+
+static int
+cmp_prv (const void *pa, const void *pb)
+{
+  const PrvRec *a = pa, *b = pb;
+  if (a->time != b->time)
+    return a->time < b->time ? -1 : 1;
+  if (a->task != b->task)
+    return a->task < b->task ? -1 : 1;
+  if (a->cls != b->cls)
+    return a->cls < b->cls ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* MPI call ids of the Extrae/Dimemas encoding (paraver.md section 7). */
+static const guint mpi_call[PTI_TR_N_KINDS] = { 0, 1, 2, 3, 4, 5, 59 };
+static const guint comm_state[PTI_TR_N_KINDS] = {
+  ST_RUNNING, ST_BLOCKING_SEND, ST_WAITING_MESSAGE, ST_IMMEDIATE_SEND, ST_IMMEDIATE_RECV,
+  ST_WAIT_ALL, ST_WAIT_ALL,
+};
+
+typedef struct {
+  PtiTraceReader *reader;
+  const PtiTrHeader *h;
+  PtiSorter *sorter;
+  PtMsgJoin *join;
+  guint n;
+  guint64 *last_end;
+  guint64 seq;
+  guint64 max_time;
+  gboolean pseudo;          /* records outside process groups: an extra task */
+  GHashTable *ruds;         /* name -> id */
+  GPtrArray *rud_names;     /* id-1 -> name */
+  gboolean rud_overflow;
+  guint64 comms;
+} Prv;
+
+static gboolean
+push (Prv *p, guint64 time, guint32 task, guint8 cls, guint64 a, guint64 b, GError **error)
+{
+  PrvRec r;
+  memset (&r, 0, sizeof r);
+  r.time = time;
+  r.task = task;
+  r.cls = cls;
+  r.seq = p->seq++;
+  r.a = a;
+  r.b = b;
+  return pti_sorter_add (p->sorter, &r, error);
+}
+
+static gboolean
+push_state (Prv *p, guint32 task, guint64 begin, guint64 end, guint state, GError **error)
+{
+  if (end <= begin)
+    return TRUE;   /* zero-length states are useless (paraver.md 5.1) */
+  return push (p, begin, task, CLS_STATE, end, state, error);
+}
+
+static guint
+rud_id (Prv *p, const char *name)
+{
+  gpointer v = g_hash_table_lookup (p->ruds, name);
+  if (v != NULL)
+    return GPOINTER_TO_UINT (v);
+  if (p->rud_names->len >= MAX_RUDS) {
+    p->rud_overflow = TRUE;
+    return MAX_RUDS + 1;
+  }
+  char *key = g_strdup (name);
+  g_ptr_array_add (p->rud_names, key);
+  g_hash_table_insert (p->ruds, key, GUINT_TO_POINTER (p->rud_names->len));
+  return p->rud_names->len;
+}
+
+static gboolean
+on_event (Prv *p, const PtiTrEvent *e, guint64 line, GError **error)
+{
+  guint32 task = e->rank;
+  guint64 *last = &p->last_end[task];
+  if (e->start > *last && !push_state (p, task, *last, e->start, ST_IDLE, error))
+    return FALSE;
+  /* Events of a process do not overlap; if they did, clip so that states
+   * never do. */
+  guint64 begin = MAX (e->start, *last);
+  guint64 end = MAX (e->end, begin);
+  if (e->kind == PTI_TR_COMPUTE) {
+    guint id = e->rud ? rud_id (p, e->rud) : 0;
+    if (id != 0 && !push (p, e->start, task, CLS_EVENT, TYPE_RUD, id, error))
+      return FALSE;
+    if (!push_state (p, task, begin, end, ST_RUNNING, error))
+      return FALSE;
+    if (id != 0 && !push (p, e->end, task, CLS_EVENT, TYPE_RUD, 0, error))
+      return FALSE;
+  } else {
+    guint64 unblocked = MIN (MAX (e->start + e->wait, begin), end);
+    if (!push (p, e->start, task, CLS_EVENT, TYPE_MPI_P2P, mpi_call[e->kind], error)
+        || !push_state (p, task, begin, unblocked, ST_SYNC, error)
+        || !push_state (p, task, unblocked, end, comm_state[e->kind], error)
+        || !push (p, e->end, task, CLS_EVENT, TYPE_MPI_P2P, 0, error))
+      return FALSE;
+    if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (p->join, e, line, p->seq++, error))
+      return FALSE;
+  }
+  *last = MAX (*last, end);
+  p->max_time = MAX (p->max_time, end);
+  return TRUE;
+}
+
+static guint
+record_type (guint type, guint field)
+{
+  return TYPE_RECORD_BASE + 100 * (type + 1) + field;
+}
+
+/* The fields of a record type that become Paraver event types: all but
+ * "time"; a record with no other field gets a marker (field number 0). */
+static gboolean
+record_has_values (const PtiTrRecordType *t)
+{
+  return t->n_fields > (t->time_field >= 0 ? 1u : 0u);
+}
+
+static gboolean
+on_record (Prv *p, const PtiTrItem *item, GError **error)
+{
+  const PtiTrRecord *rec = &item->record;
+  const PtiTrRecordType *t = &p->h->records[rec->type];
+  guint32 task = rec->in_process ? rec->rank : p->n;
+  if (!rec->in_process)
+    p->pseudo = TRUE;
+  p->max_time = MAX (p->max_time, rec->time);
+  if (!record_has_values (t))
+    return push (p, rec->time, task, CLS_EVENT, record_type (rec->type, 0), 1, error);
+  for (guint f = 0; f < t->n_fields; f++) {
+    if ((int) f == t->time_field)
+      continue;
+    const char *text = rec->values[f];
+    gint64 v;
+    double d;
+    if (!pti_tr_parse_int64 (text, &v)) {
+      if (!pti_tr_parse_number (text, &d)) {
+        pti_trace_reader_error_at (p->reader, item->line, error,
+                                   "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
+                                   text);
+        return FALSE;
+      }
+      if (!(fabs (d) < 9.2e18)) {
+        pti_trace_reader_error_at (p->reader, item->line, error,
+                                   "record <%s> %s=\"%s\" is too large for a Paraver value",
+                                   t->name, t->fields[f], text);
+        return FALSE;
+      }
+      v = (gint64) llround (d);
+    }
+    if (!push (p, rec->time, task, CLS_EVENT, record_type (rec->type, f + 1), (guint64) v, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+on_message (const PtMessage *m, gpointer data, GError **error)
+{
+  Prv *p = data;
+  PrvRec r;
+  memset (&r, 0, sizeof r);
+  r.time = pt_msg_lsend (m);
+  r.task = m->send.rank;
+  r.cls = CLS_COMM;
+  r.seq = m->send.seq;
+  r.a = pt_msg_psend (m);
+  r.b = pt_msg_lrecv (m);
+  r.c = pt_msg_precv (m);
+  r.size = m->send.bytes;
+  r.peer = m->recv.rank;
+  r.tag = m->send.tag;
+  p->comms++;
+  return pti_sorter_add (p->sorter, &r, error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing */
+
+static inline char *
+put_u64 (char *p, guint64 v)
+{
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n)
+    *p++ = tmp[--n];
+  return p;
+}
+
+static inline char *
+put_i64 (char *p, gint64 v)
+{
+  if (v < 0) {
+    *p++ = '-';
+    return put_u64 (p, (guint64) 0 - (guint64) v);
+  }
+  return put_u64 (p, (guint64) v);
+}
+
+/* "CPU:APPL:TASK:THREAD" of a task. */
+static inline char *
+put_object (char *p, const PtLayout *l, guint n, guint32 task)
+{
+  if (task < n) {
+    p = put_u64 (p, l->rank_cpu[task]);
+    p = memcpy (p, ":1:", 3) + 3;
+    p = put_u64 (p, task + 1);
+  } else {
+    p = memcpy (p, "0:2:1", 5) + 5;
+  }
+  return memcpy (p, ":1", 2) + 2;
+}
+
+static gboolean
+write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
+{
+  g_autofree char *date = pt_date (TRUE);
+  GString *hdr = g_string_new (NULL);
+  g_string_append_printf (hdr, "#Paraver (%s):%" G_GUINT64_FORMAT "_ns:%u(", date, ftime, l->n_nodes);
+  for (guint i = 0; i < l->n_nodes; i++)
+    g_string_append_printf (hdr, "%s%u", i ? "," : "", l->node_cpus[i]);
+  g_string_append_printf (hdr, "):%u:%u(", p->pseudo ? 2 : 1, p->n);
+  for (guint r = 0; r < p->n; r++)
+    g_string_append_printf (hdr, "%s1:%u", r ? "," : "", l->rank_node[r] + 1);
+  g_string_append (hdr, ")");
+  if (p->pseudo)
+    g_string_append (hdr, ",1(1:1)");
+  g_string_append (hdr, ",1\nc:1:1:");
+  g_string_append_printf (hdr, "%u", p->n);
+  for (guint r = 0; r < p->n; r++)
+    g_string_append_printf (hdr, ":%u", r + 1);
+  g_string_append_c (hdr, '\n');
+  fwrite (hdr->str, 1, hdr->len, fp);
+  g_string_free (hdr, TRUE);
+
+  /* Consecutive events of one object at one time share a line. */
+  char line[4096];
+  char *lp = NULL;            /* end of the pending event line, or NULL */
+  guint64 ev_time = 0;
+  guint32 ev_task = 0;
+  const PrvRec *r;
+  GError *local = NULL;
+  while ((r = pti_sorter_next (p->sorter, &local)) != NULL) {
+    if (lp != NULL && (r->cls != CLS_EVENT || r->time != ev_time || r->task != ev_task
+                       || lp - line > (long) sizeof line - 64)) {
+      *lp++ = '\n';
+      fwrite (line, 1, (gsize) (lp - line), fp);
+      lp = NULL;
+    }
+    if (r->cls == CLS_EVENT) {
+      if (lp == NULL) {
+        lp = line;
+        lp = memcpy (lp, "2:", 2) + 2;
+        lp = put_object (lp, l, p->n, r->task);
+        *lp++ = ':';
+        lp = put_u64 (lp, r->time);
+        ev_time = r->time;
+        ev_task = r->task;
+      }
+      *lp++ = ':';
+      lp = put_u64 (lp, r->a);
+      *lp++ = ':';
+      lp = put_i64 (lp, (gint64) r->b);
+      continue;
+    }
+    char buf[512];
+    char *q = buf;
+    if (r->cls == CLS_STATE) {
+      q = memcpy (q, "1:", 2) + 2;
+      q = put_object (q, l, p->n, r->task);
+      *q++ = ':';
+      q = put_u64 (q, r->time);
+      *q++ = ':';
+      q = put_u64 (q, r->a);
+      *q++ = ':';
+      q = put_u64 (q, r->b);
+    } else {
+      q = memcpy (q, "3:", 2) + 2;
+      q = put_object (q, l, p->n, r->task);
+      *q++ = ':';
+      q = put_u64 (q, r->time);
+      *q++ = ':';
+      q = put_u64 (q, r->a);
+      *q++ = ':';
+      q = put_object (q, l, p->n, r->peer);
+      *q++ = ':';
+      q = put_u64 (q, r->b);
+      *q++ = ':';
+      q = put_u64 (q, r->c);
+      *q++ = ':';
+      q = put_u64 (q, r->size);
+      *q++ = ':';
+      q = put_i64 (q, r->tag);
+    }
+    *q++ = '\n';
+    fwrite (buf, 1, (gsize) (q - buf), fp);
+  }
+  if (local != NULL) {
+    g_propagate_error (error, local);
+    return FALSE;
+  }
+  if (lp != NULL) {
+    *lp++ = '\n';
+    fwrite (line, 1, (gsize) (lp - line), fp);
+  }
+  return TRUE;
+}
+
+/* .pcf labels: one line, no tabs or line breaks. */
+static char *
+label (const char *s)
+{
+  char *l = g_strdup (s);
+  for (char *c = l; *c; c++)
+    if (*c == '\n' || *c == '\r' || *c == '\t')
+      *c = ' ';
+  return g_strstrip (l);
+}
+
+static void
+write_pcf (Prv *p, FILE *fp)
+{
+  static const struct { guint code; const char *label; const char *rgb; } states[] = {
+    { ST_IDLE, "Idle", "{117,195,255}" },
+    { ST_RUNNING, "Running", "{0,0,255}" },
+    { ST_WAITING_MESSAGE, "Waiting a message", "{255,0,0}" },
+    { ST_BLOCKING_SEND, "Blocking Send", "{255,0,174}" },
+    { ST_SYNC, "Synchronization", "{179,0,0}" },
+    { ST_WAIT_ALL, "Wait/WaitAll", "{235,0,0}" },
+    { ST_IMMEDIATE_SEND, "Immediate Send", "{255,0,255}" },
+    { ST_IMMEDIATE_RECV, "Immediate Receive", "{100,100,177}" },
+  };
+  fputs ("DEFAULT_OPTIONS\n\n"
+         "LEVEL               THREAD\n"
+         "UNITS               NANOSEC\n"
+         "LOOK_BACK           100\n"
+         "SPEED               1\n"
+         "FLAG_ICONS          ENABLED\n"
+         "NUM_OF_STATE_COLORS 1000\n"
+         "YMAX_SCALE          37\n\n\n"
+         "DEFAULT_SEMANTIC\n\n"
+         "THREAD_FUNC          State As Is\n\n\n", fp);
+  fputs ("# pti states: Running = compute events; Synchronization = the part of a message\n"
+         "# or wait event blocked on a peer (the trace's wait attribute, placed at the\n"
+         "# start of the event); the rest of a send, recv, isend, irecv, wait or waitany\n"
+         "# is Blocking Send, Waiting a message, Immediate Send, Immediate Receive or\n"
+         "# Wait/WaitAll.\n", fp);
+  fputs ("STATES\n", fp);
+  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+    fprintf (fp, "%-4u %s\n", states[i].code, states[i].label);
+  fputs ("\n\nSTATES_COLOR\n", fp);
+  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+    fprintf (fp, "%-4u %s\n", states[i].code, states[i].rgb);
+  fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI Point-to-point\nVALUES\n"
+           "0   Outside MPI\n1   MPI_Send\n2   MPI_Recv\n3   MPI_Isend\n4   MPI_Irecv\n"
+           "5   MPI_Wait\n59  MPI_Waitany\n", TYPE_MPI_P2P);
+  fprintf (fp, "\n\n# value = the compute event's RUD, in order of first appearance; 0 at its end\n"
+           "EVENT_TYPE\n0    %u    Compute block (RUD)\nVALUES\n0   End\n", TYPE_RUD);
+  for (guint i = 0; i < p->rud_names->len; i++) {
+    g_autofree char *l = label (p->rud_names->pdata[i]);
+    fprintf (fp, "%-3u %s\n", i + 1, *l ? l : "(empty name)");
+  }
+  if (p->rud_overflow)
+    fprintf (fp, "%-3u (other RUD names: more than %u)\n", MAX_RUDS + 1, MAX_RUDS);
+  for (guint t = 0; t < p->h->n_records; t++) {
+    const PtiTrRecordType *rt = &p->h->records[t];
+    g_autofree char *desc = label (rt->description);
+    fprintf (fp, "\n\n# model %s, record {%s}%s: %s\n# values are the fields' numbers rounded to "
+             "integers, at the record's time\nEVENT_TYPE\n", rt->model, rt->ns, rt->name, desc);
+    if (!record_has_values (rt))
+      fprintf (fp, "0    %u    %s %s\n", record_type (t, 0), rt->model, rt->name);
+    for (guint f = 0; f < rt->n_fields; f++)
+      if ((int) f != rt->time_field)
+        fprintf (fp, "0    %u    %s %s: %s\n", record_type (t, f + 1), rt->model, rt->name,
+                 rt->fields[f]);
+  }
+  fputc ('\n', fp);
+}
+
+static void
+write_row (Prv *p, const PtLayout *l, FILE *fp)
+{
+  fprintf (fp, "LEVEL CPU SIZE %u\n", l->n_cpus);
+  for (guint i = 0; i < l->n_nodes; i++)
+    for (guint c = 0; c < l->node_cpus[i]; c++) {
+      g_autofree char *n = label (l->node_names[i]);
+      fprintf (fp, "%s cpu %u\n", n, c);
+    }
+  fprintf (fp, "\nLEVEL NODE SIZE %u\n", l->n_nodes);
+  for (guint i = 0; i < l->n_nodes; i++) {
+    g_autofree char *n = label (l->node_names[i]);
+    fprintf (fp, "%s\n", n);
+  }
+  guint tasks = p->n + (p->pseudo ? 1 : 0);
+  fprintf (fp, "\nLEVEL THREAD SIZE %u\n", tasks);
+  for (guint r = 0; r < p->n; r++)
+    fprintf (fp, "rank %u\n", r);
+  if (p->pseudo)
+    fputs ("model records\n", fp);
+  fprintf (fp, "\nLEVEL TASK SIZE %u\n", tasks);
+  for (guint r = 0; r < p->n; r++)
+    fprintf (fp, "rank %u\n", r);
+  if (p->pseudo)
+    fputs ("model records\n", fp);
+  g_autofree char *w = label (p->h->workload_name);
+  fprintf (fp, "\nLEVEL APPL SIZE %u\n%s\n", p->pseudo ? 2 : 1, w);
+  if (p->pseudo)
+    fputs ("model records (no process)\n", fp);
+}
+
+int
+pt_paraver (const char *trace, const PtOptions *o, GError **error)
+{
+  g_autoptr (PtiTraceReader) reader = pti_trace_reader_open (trace, error);
+  if (reader == NULL)
+    return pt_exit_code (*error);
+  const PtiTrHeader *h = pti_trace_reader_header (reader);
+  if (h->n_processes >= 65535) {
+    g_set_error (error, PT_ERROR, PT_ERROR_FAILED,
+                 "%s: %u processes: Paraver holds at most 65534 tasks", trace, h->n_processes);
+    return PT_EXIT_FAILED;
+  }
+  if (h->n_records >= 9999) {
+    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: too many record types for Paraver", trace);
+    return PT_EXIT_FAILED;
+  }
+  for (guint t = 0; t < h->n_records; t++)
+    if (h->records[t].n_fields >= 100) {
+      g_set_error (error, PT_ERROR, PT_ERROR_FAILED,
+                   "%s: record type %s has more than 99 fields", trace, h->records[t].name);
+      return PT_EXIT_FAILED;
+    }
+  g_autoptr (PtLayout) layout = pt_layout_new (h);
+  if (layout->n_cpus >= 65535) {
+    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: too many CPUs for Paraver", trace);
+    return PT_EXIT_FAILED;
+  }
+
+  Prv p = { 0 };
+  p.reader = reader;
+  p.h = h;
+  p.n = h->n_processes;
+  p.sorter = pti_sorter_new (sizeof (PrvRec), cmp_prv, o->memory / 2);
+  p.join = pt_msgjoin_new (trace, o->memory / 2);
+  p.last_end = g_new0 (guint64, MAX (p.n, 1));
+  p.ruds = g_hash_table_new (g_str_hash, g_str_equal);
+  p.rud_names = g_ptr_array_new_with_free_func (g_free);
+  int rc = PT_EXIT_FAILED;
+  PtOut *prv = NULL, *pcf = NULL, *row = NULL;
+  g_autofree char *prefix = NULL, *prv_path = NULL, *pcf_path = NULL, *row_path = NULL;
+
+  guint64 ftime = 0;
+  PtiTrItem item;
+  GError *local = NULL;
+  while (pti_trace_reader_next (reader, &item, &local)) {
+    gboolean ok = TRUE;
+    if (item.type == PTI_TR_ITEM_EVENT)
+      ok = on_event (&p, &item.event, item.line, &local);
+    else if (item.type == PTI_TR_ITEM_RECORD)
+      ok = on_record (&p, &item, &local);
+    if (!ok)
+      break;
+  }
+  if (local != NULL)
+    goto out;
+  ftime = MAX (MAX (pti_trace_reader_summary (reader)->predicted, p.max_time), 1);
+  for (guint r = 0; r < p.n; r++)
+    if (!push_state (&p, r, p.last_end[r], ftime, ST_IDLE, &local))
+      goto out;
+  if (p.pseudo && !push_state (&p, p.n, 0, ftime, ST_IDLE, &local))
+    goto out;
+  if (!pt_msgjoin_run (p.join, on_message, &p, &local))
+    goto out;
+  g_clear_pointer (&p.join, pt_msgjoin_free);
+  if (!pti_sorter_finish (p.sorter, &local))
+    goto out;
+
+  prefix = g_str_has_suffix (o->output, ".prv")
+    ? g_strndup (o->output, strlen (o->output) - 4) : g_strdup (o->output);
+  prv_path = g_strconcat (prefix, ".prv", NULL);
+  pcf_path = g_strconcat (prefix, ".pcf", NULL);
+  row_path = g_strconcat (prefix, ".row", NULL);
+  if ((prv = pt_out_open (prv_path, &local)) == NULL || (pcf = pt_out_open (pcf_path, &local)) == NULL
+      || (row = pt_out_open (row_path, &local)) == NULL)
+    goto out;
+  if (!write_prv (&p, layout, ftime, prv->fp, &local))
+    goto out;
+  write_pcf (&p, pcf->fp);
+  write_row (&p, layout, row->fp);
+  /* The .prv last: it is what Paraver opens. */
+  if (!pt_out_commit (pcf, &local) || !pt_out_commit (row, &local) || !pt_out_commit (prv, &local))
+    goto out;
+  rc = PT_EXIT_OK;
+out:
+  if (local != NULL) {
+    rc = pt_exit_code (local);
+    g_propagate_error (error, local);
+  }
+  pt_out_free (prv);
+  pt_out_free (pcf);
+  pt_out_free (row);
+  pti_sorter_free (p.sorter);
+  pt_msgjoin_free (p.join);
+  g_free (p.last_end);
+  g_hash_table_unref (p.ruds);
+  g_ptr_array_unref (p.rud_names);
+  return rc;
+}

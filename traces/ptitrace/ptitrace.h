@@ -1,0 +1,193 @@
+/* ptitrace: converters, summaries and plots of pti output traces.
+ * Shared declarations of the subcommands (one file each). */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "sorter.h"
+#include "trace-reader.h"
+
+G_BEGIN_DECLS
+
+enum { PT_EXIT_OK = 0, PT_EXIT_FAILED = 1, PT_EXIT_USAGE = 2, PT_EXIT_INVALID = 3 };
+
+/* Errors of ptitrace itself (the reader has its own domain). */
+typedef enum {
+  PT_ERROR_USAGE,      /* exit 2 */
+  PT_ERROR_INVALID,    /* exit 3: the input cannot give what was asked */
+  PT_ERROR_FAILED,     /* exit 1 */
+} PtError;
+#define PT_ERROR (pt_error_quark ())
+GQuark pt_error_quark (void);
+
+int pt_exit_code (const GError *error);
+
+typedef struct {
+  gsize memory;            /* bytes of sort buffers, in all */
+  const char *output;
+  gboolean have_from, have_to;
+  guint64 from, to;        /* ns */
+  const char *kind;        /* plot: timespace, ba, knee */
+  const char *stages;      /* plot ba: "N" or "N-M" or "all" */
+  int width, height;       /* plot size in pixels (points for SVG/PDF); 0 = default */
+  gboolean path;           /* summary: print the critical path hop by hop */
+} PtOptions;
+
+int pt_paraver (const char *trace, const PtOptions *o, GError **error);
+int pt_sddf (const char *trace, const PtOptions *o, GError **error);
+int pt_chrome (const char *trace, const PtOptions *o, GError **error);
+int pt_summary (const char *trace, const PtOptions *o, GError **error);
+int pt_diff (const char *a, const char *b, const PtOptions *o, GError **error);
+int pt_plot (const char *trace, const PtOptions *o, GError **error);
+
+/* ------------------------------------------------------------------------ */
+/* Output files: written under a temporary name beside the target and
+ * renamed over it by pt_out_commit() only; pt_out_free() of an uncommitted
+ * file deletes the temporary.  A failed conversion never leaves a file that
+ * looks complete. */
+
+typedef struct {
+  char *path;
+  char *tmp;
+  FILE *fp;
+  gboolean committed;
+} PtOut;
+
+PtOut *pt_out_open (const char *path, GError **error);
+/* Flush, check for write errors, close and rename.  FALSE with @error. */
+gboolean pt_out_commit (PtOut *out, GError **error);
+void pt_out_free (PtOut *out);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtOut, pt_out_free)
+
+/* ------------------------------------------------------------------------ */
+/* Formatting */
+
+#define PT_SECONDS_LEN 32
+/* ns as seconds with nine fraction digits, "12.000000105".  Returns @buf. */
+char *pt_seconds (char buf[PT_SECONDS_LEN], guint64 ns);
+/* ns as microseconds with three fraction digits, "12.105" (Chrome JSON). */
+char *pt_micros (char buf[PT_SECONDS_LEN], guint64 ns);
+/* A number of a model record field as plain decimal text with a point and
+ * no exponent ("160000000.0", "-0.000001"), valid in SDDF and JSON.
+ * FALSE if @text is not a number. */
+gboolean pt_number_text (const char *text, GString *out);
+/* Append @s to @out as a JSON string literal (with quotes). */
+void pt_json_string (GString *out, const char *s);
+/* "dd/mm/yyyy at hh:mm" (Paraver) or "yyyy-mm-dd hh:mm:ss" (SDDF) of
+ * SOURCE_DATE_EPOCH when set (reproducible outputs), else of now (UTC). */
+char *pt_date (gboolean paraver);
+
+/* ------------------------------------------------------------------------ */
+/* Processor layout: "pc_node[3] cpu 0" -> node "pc_node[3]", cpu 0.  Nodes are
+ * numbered in order of first appearance among the ranks; a node has as many
+ * CPUs as its highest CPU index used + 1.  A processor string without a
+ * trailing " cpu N" is a node of its own with CPU 0. */
+typedef struct {
+  guint n_nodes;
+  char **node_names;       /* [n_nodes] */
+  guint *node_cpus;        /* [n_nodes]: CPUs of each node */
+  guint *node_first_cpu;   /* [n_nodes]: global 1-based number of its CPU 0 */
+  guint n_cpus;            /* sum of node_cpus */
+  guint *rank_node;        /* [ranks]: 0-based node */
+  guint *rank_cpu;         /* [ranks]: global 1-based CPU */
+} PtLayout;
+
+PtLayout *pt_layout_new (const PtiTrHeader *h);
+void pt_layout_free (PtLayout *l);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtLayout, pt_layout_free)
+
+/* ------------------------------------------------------------------------ */
+/* Message pairing with bounded memory: every message end goes into an
+ * external sorter keyed by (msg id, side); after the trace, the ends of each
+ * message are adjacent.  Memory: the sorter's budget, whatever the number of
+ * messages in flight or the distance between the two ends in the file. */
+
+typedef struct {
+  guint64 msg;
+  guint64 seq;             /* order in the trace */
+  guint64 line;
+  guint32 rank, peer;
+  guint64 start, end, wait;   /* ns */
+  guint64 bytes;
+  gint32 tag;
+  guint8 kind;             /* PtiTrKind */
+  guint8 rendezvous;
+  guint8 pad[2];
+} PtMsgEnd;
+
+typedef struct {
+  PtMsgEnd send, recv;
+} PtMessage;
+
+/* Times of a message as Paraver's communication record has them:
+ * logical send = the send's start; physical send = when the sender stopped
+ * being blocked (start + wait: the data starts to travel); logical receive =
+ * the receive's start (posted); physical receive = the receive's end (data
+ * available), never before the physical send. */
+static inline guint64 pt_msg_lsend (const PtMessage *m) { return m->send.start; }
+static inline guint64 pt_msg_psend (const PtMessage *m) { return m->send.start + m->send.wait; }
+static inline guint64 pt_msg_lrecv (const PtMessage *m) { return m->recv.start; }
+static inline guint64 pt_msg_precv (const PtMessage *m)
+{
+  return MAX (m->recv.end, pt_msg_psend (m));
+}
+
+typedef struct _PtMsgJoin PtMsgJoin;
+typedef gboolean (*PtMessageFunc) (const PtMessage *m, gpointer data, GError **error);
+
+PtMsgJoin *pt_msgjoin_new (const char *trace_path, gsize budget);
+void pt_msgjoin_free (PtMsgJoin *j);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtMsgJoin, pt_msgjoin_free)
+gboolean pt_msgjoin_add (PtMsgJoin *j, const PtiTrEvent *e, guint64 line, guint64 seq,
+                         GError **error);
+/* Pair the ends (errors name the trace and line: a message with one end, two
+ * sends, ends that disagree on peer, tag, size or protocol) and call @fn for
+ * each message, by message id. */
+gboolean pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error);
+guint64 pt_msgjoin_count (const PtMsgJoin *j);   /* message ends added */
+
+/* ------------------------------------------------------------------------ */
+/* Per-process totals, shared by summary and diff. */
+
+typedef enum {
+  PT_COMPUTE,      /* compute events */
+  PT_SEND,         /* send/isend events, not blocked */
+  PT_RECV,         /* recv/irecv events, not blocked */
+  PT_COMPLETE,     /* wait/waitany events, not blocked (completing requests) */
+  PT_WAIT,         /* blocked on a peer, in any event */
+  PT_N_TIMES
+} PtTimeKind;
+
+extern const char *const pt_time_kind_names[PT_N_TIMES];
+
+typedef struct {
+  guint64 t[PT_N_TIMES];   /* ns */
+  guint64 end;             /* ns: end of its last event */
+  guint64 events;
+  guint64 sent, sent_bytes, received, received_bytes;
+  guint64 path;            /* ns on the critical path */
+} PtProcStats;
+
+typedef struct {
+  char *path;
+  char *system, *workload, *generator;
+  guint n;                 /* processes */
+  PtProcStats *procs;      /* [n] */
+  PtProcStats total;
+  guint64 predicted;       /* ns, from the trace's summary */
+  guint64 messages;
+  guint64 records;
+  /* critical path */
+  gboolean have_path;
+  guint last_rank;         /* where the walk started */
+  guint64 hops;
+  guint64 path_flight;     /* ns of messages in flight on the path */
+} PtStats;
+
+PtStats *pt_stats_compute (const char *trace, const PtOptions *o, gboolean critical_path,
+                           GError **error);
+void pt_stats_free (PtStats *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtStats, pt_stats_free)
+
+G_END_DECLS

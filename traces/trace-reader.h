@@ -1,0 +1,174 @@
+/* Streaming reader of pti's XML output trace (schemas/trace.xsd,
+ * traces/README.md), built on libxml2's xmlTextReader.
+ *
+ * Memory does not grow with the trace: the reader keeps the header (which is
+ * O(processes + record types)), a few numbers per process (to check the
+ * ordering rules) and the node it is on.  Times are converted to integer
+ * nanoseconds without floating point (the trace writes exactly nine fraction
+ * digits).
+ *
+ * Every error names the file and the line: malformed or truncated XML (the
+ * libxml2 message), a DOCTYPE (refused before its internal subset is read, so
+ * no entity is ever declared or expanded), an element or attribute the format
+ * does not have, a number that does not parse, and the rules the schema cannot
+ * state (ranks listed in the header, message attributes by kind, start <= end,
+ * wait <= end - start, start times of a process that do not decrease, one
+ * process group per rank per chunk, records declared in the header, the
+ * summary's event count).  Pairing the two ends of a message is left to the
+ * caller (it needs memory that grows with the trace unless done externally).
+ *
+ * Uses only GLib and libxml2. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PTI_TRACE_NAMESPACE "urn:pti:trace:1"
+
+typedef enum {
+  PTI_TRACE_READER_ERROR_IO,       /* the file cannot be opened or read */
+  PTI_TRACE_READER_ERROR_INVALID,  /* malformed, truncated, or breaks the format's rules */
+} PtiTraceReaderError;
+
+#define PTI_TRACE_READER_ERROR (pti_trace_reader_error_quark ())
+GQuark pti_trace_reader_error_quark (void);
+
+typedef enum {
+  PTI_TR_COMPUTE,
+  PTI_TR_SEND,      /* blocking send */
+  PTI_TR_RECV,      /* blocking receive */
+  PTI_TR_ISEND,     /* posting a non-blocking send */
+  PTI_TR_IRECV,     /* posting a non-blocking receive */
+  PTI_TR_WAIT,      /* waiting for requests (MPI_Wait, MPI_Waitall) */
+  PTI_TR_WAITANY,   /* waiting for the first of requests */
+  PTI_TR_N_KINDS
+} PtiTrKind;
+
+/* The kind's name in the trace ("compute", "isend", ...). */
+const char *pti_tr_kind_name (PtiTrKind kind);
+/* Send, recv, isend, irecv: the kinds that carry the message attributes. */
+#define PTI_TR_KIND_IS_MESSAGE(k) ((k) >= PTI_TR_SEND && (k) <= PTI_TR_IRECV)
+/* Send and isend: the sending end of a message. */
+#define PTI_TR_KIND_IS_SENDER(k) ((k) == PTI_TR_SEND || (k) == PTI_TR_ISEND)
+
+/* One declared model record type (header/records/record). */
+typedef struct {
+  char *model;
+  char *ns;
+  char *name;
+  char *description;
+  char **fields;       /* NULL-terminated, in declaration order */
+  guint n_fields;
+  int time_field;      /* index of the field named "time", or -1 */
+} PtiTrRecordType;
+
+typedef struct {
+  char *name;
+  char *value;
+} PtiTrParam;
+
+typedef struct {
+  char *name;
+  char *owner;
+} PtiTrModel;
+
+typedef struct {
+  char *generator;
+  char *system_name, *system_file;
+  char *workload_name, *workload_file;   /* workload_file may be NULL */
+  PtiTrParam *params;           guint n_params;
+  PtiTrModel *models;           guint n_models;
+  PtiTrRecordType *records;     guint n_records;
+  char **processors;            guint n_processes;   /* processors[rank] */
+} PtiTrHeader;
+
+/* The trace's own totals (<summary>), in ns. */
+typedef struct {
+  gboolean present;
+  guint64 end, compute, comm, wait, events;
+} PtiTrProcSummary;
+
+typedef struct {
+  guint64 predicted;            /* ns */
+  guint64 events;
+  PtiTrProcSummary *procs;      /* [n_processes], by rank */
+} PtiTrSummary;
+
+typedef enum {
+  PTI_TR_ITEM_EVENT = 1,
+  PTI_TR_ITEM_RECORD,
+  PTI_TR_ITEM_SUMMARY,          /* the last item: pti_trace_reader_summary() is set */
+} PtiTrItemType;
+
+typedef struct {
+  PtiTrKind kind;
+  guint rank;
+  guint64 start, end;           /* ns */
+  guint64 wait;                 /* ns blocked (messages and waits; 0 for compute) */
+  const char *device, *model;   /* valid until the next call */
+  const char *rud;              /* NULL when absent */
+  /* message kinds only: */
+  guint peer;
+  gint tag;
+  guint64 bytes;
+  guint64 msg;
+  gboolean rendezvous;
+} PtiTrEvent;
+
+typedef struct {
+  guint type;                   /* index in header->records */
+  gboolean in_process;          /* inside a process group (else directly in <events>) */
+  guint rank;                   /* when in_process */
+  const char *const *values;    /* [n_fields]; valid until the next call */
+  guint64 time;                 /* ns: the "time" field, else the end of the
+                                 * process's previous event (0 if none) */
+} PtiTrRecord;
+
+typedef struct {
+  PtiTrItemType type;
+  guint64 line;                 /* of the element */
+  guint64 chunk;                /* 1-based <events> chunk (0 for the summary) */
+  PtiTrEvent event;             /* PTI_TR_ITEM_EVENT */
+  PtiTrRecord record;           /* PTI_TR_ITEM_RECORD */
+} PtiTrItem;
+
+typedef struct _PtiTraceReader PtiTraceReader;
+
+/* Open @path and read its header.  NULL with @error (IO or INVALID). */
+PtiTraceReader *pti_trace_reader_open (const char *path, GError **error);
+void pti_trace_reader_free (PtiTraceReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiTraceReader, pti_trace_reader_free)
+
+const PtiTrHeader *pti_trace_reader_header (const PtiTraceReader *reader);
+const char *pti_trace_reader_path (const PtiTraceReader *reader);
+
+/* The next item in document order.  TRUE with @item; FALSE at the end of a
+ * complete trace (@error unset) or with @error.  The last item of a complete
+ * trace is PTI_TR_ITEM_SUMMARY; the end is reported only after the root
+ * element closed and the document ended. */
+gboolean pti_trace_reader_next (PtiTraceReader *reader, PtiTrItem *item, GError **error);
+
+/* Read to the end, ignoring items (validates the rest). */
+gboolean pti_trace_reader_skip_to_end (PtiTraceReader *reader, GError **error);
+
+/* Set once the summary has been read, else NULL. */
+const PtiTrSummary *pti_trace_reader_summary (const PtiTraceReader *reader);
+
+/* Number of events read so far. */
+guint64 pti_trace_reader_n_events (const PtiTraceReader *reader);
+
+/* An INVALID error "PATH:LINE: MESSAGE" for a problem the caller found in
+ * an item (a record field that is not a number, an unpaired message). */
+void pti_trace_reader_error_at (const PtiTraceReader *reader, guint64 line, GError **error,
+                                const char *format, ...) G_GNUC_PRINTF (4, 5);
+
+/* Helpers for record fields and other numbers written by pti.
+ * Seconds "D+[.D{1,9}]" to ns; FALSE if malformed or >= 9.2e9 s. */
+gboolean pti_tr_parse_seconds (const char *text, guint64 *ns);
+/* A decimal number (C syntax, optional exponent), finite.  FALSE otherwise. */
+gboolean pti_tr_parse_number (const char *text, double *value);
+/* An integer "[-]D+" fitting in gint64.  FALSE otherwise. */
+gboolean pti_tr_parse_int64 (const char *text, gint64 *value);
+
+G_END_DECLS
