@@ -68,12 +68,15 @@ struct Msg {
   guint64 bytes;
   guint64 id;
   double arrived;        /* s, once data_in */
+  const PtiModelInstance *model; /* the network model carrying it */
+  guint32 src_port, dst_port;    /* on that model */
 };
 
 /* A pending send or receive of one process (blocking ones too, for the
  * time they take).  Slots are recycled through a free list. */
 typedef struct {
   Msg *msg;              /* send: its message; receive: the matched one */
+  const PtiModelInstance *model; /* receive: the model that carried its message */
   double ready;          /* s: when it completed (valid once done) */
   double busy_from;      /* s: from when the rest of its time is the message layer's
                           * work rather than waiting on the peer (rendezvous data out) */
@@ -118,7 +121,10 @@ typedef struct {
   guint n_waits, cap_waits;
   const PtiModelInstance *cpu;
   const PtiModelInstance *net;
+  const PtiModelInstance *intra; /* between processes of its node, or NULL */
   guint32 network, port;
+  guint32 node, cpu_index;
+  guint32 processor;     /* where it is placed: an index into system->processors */
   double compute, comm, wait;
 } Proc;
 
@@ -277,7 +283,7 @@ msg_free (PtiEngine *e, Msg *m)
 /* ---- building ---------------------------------------------------------- */
 
 PtiEngine *
-pti_engine_new (const PtiSystem *system, guint nprocs, GError **error)
+pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, GError **error)
 {
   if (nprocs == 0 || nprocs > system->processors->len) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
@@ -292,9 +298,14 @@ pti_engine_new (const PtiSystem *system, guint nprocs, GError **error)
   e->msg_chunks = g_ptr_array_new_with_free_func (g_free);
   for (guint r = 0; r < nprocs; r++) {
     Proc *p = &e->procs[r];
-    const PtiProcessor *cpu = &g_array_index (system->processors, PtiProcessor, r);
+    guint where = placement ? placement[r] : r;
+    const PtiProcessor *cpu = &g_array_index (system->processors, PtiProcessor, where);
     const PtiNode *node = &g_array_index (system->nodes, PtiNode, cpu->node);
-    p->cpu = pti_system_cpu_model (system, r);
+    p->cpu = pti_system_cpu_model (system, where);
+    p->intra = g_array_index (system->computers, PtiComputer, node->computer).intra;
+    p->node = cpu->node;
+    p->cpu_index = cpu->cpu;
+    p->processor = where;
     p->network = node->network >= 0 ? (guint32) node->network : G_MAXUINT32;
     p->port = node->port;
     p->net = node->network >= 0
@@ -357,14 +368,34 @@ pti_engine_add_compute (PtiEngine *e, guint rank, double duration, guint32 rud)
   ev->ref = rud;
 }
 
+/* The model that carries messages from @a to @b, and their ports on it:
+ * the node's intra-node model between processes of one node (CPU numbers as
+ * ports), else the network both nodes are connected to.  NULL if none. */
+static const PtiModelInstance *
+route (const PtiEngine *e, guint a, guint b, guint32 *port_a, guint32 *port_b)
+{
+  const Proc *pa = &e->procs[a], *pb = &e->procs[b];
+  if (pa->node == pb->node && pa->intra != NULL) {
+    *port_a = pa->cpu_index + 1;
+    *port_b = pb->cpu_index + 1;
+    return pa->intra;
+  }
+  if (pa->net != NULL && pa->network == pb->network) {
+    *port_a = pa->port;
+    *port_b = pb->port;
+    return pa->net;
+  }
+  return NULL;
+}
+
 static gboolean
 check_route (PtiEngine *e, guint a, guint b, GError **error)
 {
-  const Proc *pa = &e->procs[a], *pb = &e->procs[b];
-  if (pa->net != NULL && pa->network == pb->network)
+  guint32 pa, pb;
+  if (route (e, a, b, &pa, &pb) != NULL)
     return TRUE;
-  g_autofree char *da = pti_system_describe_processor (e->system, a);
-  g_autofree char *db = pti_system_describe_processor (e->system, b);
+  g_autofree char *da = pti_system_describe_processor (e->system, e->procs[a].processor);
+  g_autofree char *db = pti_system_describe_processor (e->system, e->procs[b].processor);
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                "no network connects rank %u (%s) and rank %u (%s) in %s", a, da, b, db,
                e->system->path);
@@ -504,16 +535,17 @@ static void run_proc (PtiEngine *e, guint rank);
 static void request_done (PtiEngine *e, guint rank, guint32 slot, double ready, double busy_from);
 
 static inline const PtiNetOps *
-net_ops (const Proc *p)
+ops (const PtiModelInstance *model)
 {
-  return p->net->desc->net;
+  return model->desc->net;
 }
 
+/* Move @bytes of @m now, forwards (sender to receiver) or back. */
 static void
-transfer (PtiEngine *e, guint32 from, guint32 to, guint64 bytes, PtiTransfer *out)
+transfer (PtiEngine *e, const Msg *m, gboolean back, guint64 bytes, PtiTransfer *out)
 {
-  const Proc *ps = &e->procs[from];
-  net_ops (ps)->transfer (ps->net->state, ps->port, e->procs[to].port, bytes, e->now, out);
+  ops (m->model)->transfer (m->model->state, back ? m->dst_port : m->src_port,
+                            back ? m->src_port : m->dst_port, bytes, e->now, out);
 }
 
 /* The rendezvous answer leaves the receiver now. */
@@ -521,7 +553,7 @@ static void
 send_reply (PtiEngine *e, Msg *m)
 {
   PtiTransfer tr;
-  transfer (e, m->dst, m->src, 0, &tr);
+  transfer (e, m, TRUE, 0, &tr);
   heap_push (e, tr.arrived, ITEM_REPLY_ARRIVE, m->src, m);
 }
 
@@ -558,6 +590,7 @@ match (PtiEngine *e, Msg *m, guint32 slot)
                  e->now);
   m->recv_slot = slot;
   rq->msg = m;
+  rq->model = m->model;
   rv->ref = m->src;       /* a wildcard receive shows what it got */
   rv->tag = m->tag;
   rv->msg = m->id;
@@ -584,13 +617,14 @@ post_send (PtiEngine *e, guint rank, Event *ev)
   m->send_slot = slot;
   m->recv_slot = NO_SLOT;
   m->id = e->next_msg_id++;
-  m->rendezvous = ev->bytes > net_ops (p)->eager_limit (p->net->state);
+  m->model = route (e, rank, m->dst, &m->src_port, &m->dst_port);
+  m->rendezvous = ev->bytes > ops (m->model)->eager_limit (m->model->state);
   p->reqs[slot].msg = m;
   ev->aux = slot;
   ev->msg = m->id;
   ev->rendezvous = m->rendezvous;
 
-  double o_s = net_ops (p)->send_overhead (p->net->state, ev->bytes);
+  double o_s = ops (m->model)->send_overhead (m->model->state, ev->bytes);
   p->comm += o_s;
   p->clock = e->now + o_s;
   heap_push (e, p->clock, m->rendezvous ? ITEM_INJECT_REQUEST : ITEM_INJECT_DATA, rank, m);
@@ -719,8 +753,9 @@ try_finish_wait (PtiEngine *e, Proc *p)
     guint32 slot = posted->aux;
     if (slot == NO_SLOT)
       continue;
-    if (p->reqs[slot].is_recv)
-      o_r += net_ops (p)->recv_overhead (p->net->state, posted->bytes);
+    const Req *rq = &p->reqs[slot];
+    if (rq->is_recv)
+      o_r += ops (rq->model)->recv_overhead (rq->model->state, posted->bytes);
     req_free (p, slot);
   }
   ev->wait = (end - from) - busy;
@@ -819,11 +854,11 @@ handle (PtiEngine *e, const Item *it)
     run_proc (e, it->rank);
     break;
   case ITEM_INJECT_DATA:
-    transfer (e, m->src, m->dst, m->bytes, &tr);
+    transfer (e, m, FALSE, m->bytes, &tr);
     heap_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
     break;
   case ITEM_INJECT_REQUEST:
-    transfer (e, m->src, m->dst, 0, &tr);
+    transfer (e, m, FALSE, 0, &tr);
     heap_push (e, tr.arrived, ITEM_REQUEST_ARRIVE, m->dst, m);
     break;
   case ITEM_REQUEST_ARRIVE:
@@ -833,7 +868,7 @@ handle (PtiEngine *e, const Item *it)
     break;
   case ITEM_REPLY_ARRIVE: {
     /* The sender pushes its data out now; its send completes when it has left. */
-    transfer (e, m->src, m->dst, m->bytes, &tr);
+    transfer (e, m, FALSE, m->bytes, &tr);
     heap_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
     guint32 slot = m->send_slot;
     m->send_slot = NO_SLOT;
@@ -1405,8 +1440,13 @@ write_process_events (const PtiEngine *e, guint r, guint first, guint end, PtiTr
       te.rud = rud_names != NULL ? rud_names[ev->ref] : NULL;
     } else {
       te.device = "mpi";
-      te.model = p->net->desc->name;
+      te.model = p->net ? p->net->desc->name : p->intra->desc->name;
       te.wait = ev->wait;
+      guint32 pa, pb;
+      const PtiModelInstance *via = is_message (kind) && ev->ref < e->n_procs
+                                      ? route (e, r, ev->ref, &pa, &pb) : NULL;
+      if (via != NULL)
+        te.model = via->desc->name;
       if (is_message (kind)) {
         te.peer = ev->ref;
         te.tag = ev->tag;

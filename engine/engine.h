@@ -37,9 +37,11 @@ typedef enum {
 #define PTI_COMM_WORLD 0u
 #define PTI_COMM_WORLD_COLLECTIVE 1u
 
-/* Place @nprocs processes on the first @nprocs processors of @system (which
- * must outlive the engine).  (transfer full) or NULL with @error. */
-PtiEngine *pti_engine_new (const PtiSystem *system, guint nprocs, GError **error);
+/* Place @nprocs processes: rank r on processor @placement[r] of @system, or
+ * on processor r if @placement is NULL (the system must outlive the engine).
+ * (transfer full) or NULL with @error. */
+PtiEngine *pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement,
+                           GError **error);
 void pti_engine_free (PtiEngine *engine);
 
 guint pti_engine_n_procs (const PtiEngine *engine);

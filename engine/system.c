@@ -34,6 +34,7 @@ typedef struct {
   GPtrArray *ports;        /* per network: GHashTable port -> node index + 1 */
   GArray *connected_at;    /* per node: line of the <connect> that connected it, 0 if none */
   guint64 processors;      /* so far, to refuse oversized systems early */
+  gboolean mpi_seen;       /* an <mpi> element was read */
 } Loader;
 
 /* ---- freeing ---------------------------------------------------------- */
@@ -63,6 +64,14 @@ network_clear (gpointer data)
   g_free (((PtiNetwork *) data)->name);
 }
 
+static void
+mpi_algorithm_clear (gpointer data)
+{
+  PtiMpiAlgorithm *a = data;
+  g_free (a->collective);
+  g_free (a->algorithm);
+}
+
 void
 pti_system_free (PtiSystem *system)
 {
@@ -73,6 +82,7 @@ pti_system_free (PtiSystem *system)
   g_clear_pointer (&system->networks, g_array_unref);
   g_clear_pointer (&system->computers, g_array_unref);
   g_clear_pointer (&system->instances, g_ptr_array_unref);
+  g_clear_pointer (&system->mpi_algorithms, g_array_unref);
   g_free (system->name);
   g_free (system->path);
   g_free (system);
@@ -144,7 +154,8 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
  * attribute names, else the first.  @what is "computer" or "network". */
 static gboolean
 configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *name,
-                  const char *kind, PtiModelInstance **active, GError **error)
+                  const char *kind, PtiModelInstance **active, const char *kind2,
+                  PtiModelInstance **active2, GError **error)
 {
   g_autofree char *owner = g_strdup_printf ("%s %s", what, name);
   g_autofree char *model_attr = pti_xml_attr (owner_el, "model");
@@ -152,6 +163,8 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
   g_autoptr (GPtrArray) present = g_ptr_array_new ();   /* PtiModelInstance* */
 
   *active = NULL;
+  if (active2 != NULL)
+    *active2 = NULL;
   for (xmlNode *el = pti_xml_first_element (owner_el); el != NULL; el = pti_xml_next_element (el)) {
     const char *element = (const char *) el->name;
     const PtiModelDesc *desc = el->ns == NULL ? pti_registry_find_element (ld->registry, element)
@@ -161,7 +174,7 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
       return pti_node_error (error, el, "not a known model configuration element; known: %s",
                              known);
     }
-    if (strcmp (desc->kind, kind) != 0) {
+    if (strcmp (desc->kind, kind) != 0 && (kind2 == NULL || strcmp (desc->kind, kind2) != 0)) {
       g_autofree char *known = known_elements (ld->registry, kind);
       return pti_node_error (error, el,
                              "configures %s, a %s model; a <%s> takes %s models: %s",
@@ -195,14 +208,20 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
                              "(configured here: %s)",
                              model_attr, wanted[i], what, have_s[0] ? have_s : "none");
     }
-    if (*active != NULL)
+    PtiModelInstance **slot = strcmp (found->desc->kind, kind) == 0 ? active : active2;
+    if (*slot != NULL)
       return pti_node_error (error, owner_el, "model=\"%s\" names two %s models, %s and %s",
-                             model_attr, kind_label (kind), (*active)->desc->name,
+                             model_attr, kind_label (found->desc->kind), (*slot)->desc->name,
                              found->desc->name);
-    *active = found;
+    *slot = found;
   }
-  if (*active == NULL && present->len > 0)
-    *active = g_ptr_array_index (present, 0);
+  /* Without a model attribute the first of each kind is active. */
+  for (guint j = 0; j < present->len; j++) {
+    PtiModelInstance *inst = g_ptr_array_index (present, j);
+    PtiModelInstance **slot = strcmp (inst->desc->kind, kind) == 0 ? active : active2;
+    if (*slot == NULL)
+      *slot = inst;
+  }
   if (*active == NULL) {
     g_autofree char *known = known_elements (ld->registry, kind);
     return pti_node_error (error, owner_el, "%s '%s' has no %s model; add one of: %s", what, name,
@@ -255,7 +274,9 @@ load_computer (Loader *ld, xmlNode *el, GError **error)
   c.cpus = (guint) cpus;
   c.first_node = sys->nodes->len;
   c.line = (int) xmlGetLineNo (el);
-  if (!configure_models (ld, el, "computer", name, "cpu", &c.cpu, error))
+  /* A network model under a computer carries the messages between its own
+   * processors (shared memory), with the CPU numbers as ports. */
+  if (!configure_models (ld, el, "computer", name, "cpu", &c.cpu, "network", &c.intra, error))
     return FALSE;
 
   guint index = sys->computers->len;
@@ -282,7 +303,7 @@ load_network (Loader *ld, xmlNode *el, GError **error)
 
   PtiNetwork n = { 0 };
   n.line = (int) xmlGetLineNo (el);
-  if (!configure_models (ld, el, "network", name, "network", &n.model, error))
+  if (!configure_models (ld, el, "network", name, "network", &n.model, NULL, NULL, error))
     return FALSE;
 
   guint index = sys->networks->len;
@@ -507,6 +528,32 @@ number_processors (PtiSystem *sys)
   }
 }
 
+/* ---- the MPI library ---------------------------------------------------- */
+
+/* <mpi><allreduce algorithm="ring"/>...</mpi>: hmc.xsd has checked the
+ * names; the WSL maps them to its algorithms. */
+static gboolean
+load_mpi (Loader *ld, xmlNode *el, GError **error)
+{
+  if (ld->mpi_seen)
+    return pti_node_error (error, el, "only one <mpi> element is allowed in a <system>");
+  ld->mpi_seen = TRUE;
+  for (xmlNode *c = pti_xml_first_element (el); c != NULL; c = pti_xml_next_element (c)) {
+    PtiMpiAlgorithm a = {
+      .collective = g_strdup ((const char *) c->name),
+      .algorithm = pti_xml_attr (c, "algorithm"),
+      .line = (int) xmlGetLineNo (c),
+    };
+    if (a.algorithm == NULL) {
+      mpi_algorithm_clear (&a);
+      return pti_node_error (error, c, "the algorithm attribute is required");
+    }
+    g_strstrip (a.algorithm);   /* an xs:token: the schema ignores surrounding blanks */
+    g_array_append_val (ld->sys->mpi_algorithms, a);
+  }
+  return TRUE;
+}
+
 /* ---- loading ---------------------------------------------------------- */
 
 static void
@@ -530,6 +577,9 @@ build (Loader *ld, xmlNode *root, GError **error)
         return FALSE;
     } else if (strcmp (name, "network") == 0) {
       if (!load_network (ld, el, error))
+        return FALSE;
+    } else if (strcmp (name, "mpi") == 0) {
+      if (!load_mpi (ld, el, error))
         return FALSE;
     } else if (strcmp (name, "connect") != 0) {
       return pti_node_error (error, el, "unexpected element in <system>");
@@ -576,6 +626,8 @@ pti_system_load (const char *path, PtiRegistry *registry, GError **error)
   g_array_set_clear_func (sys->networks, network_clear);
   sys->nodes = g_array_new (FALSE, TRUE, sizeof (PtiNode));
   sys->processors = g_array_new (FALSE, TRUE, sizeof (PtiProcessor));
+  sys->mpi_algorithms = g_array_new (FALSE, TRUE, sizeof (PtiMpiAlgorithm));
+  g_array_set_clear_func (sys->mpi_algorithms, mpi_algorithm_clear);
 
   Loader ld = {
     .sys = sys,

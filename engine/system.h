@@ -22,6 +22,8 @@ typedef struct {
   guint count;
   guint cpus;              /* processors per node (default 1) */
   PtiModelInstance *cpu;   /* the computer's CPU model (borrowed from the system) */
+  PtiModelInstance *intra; /* network model between its own processors, or NULL
+                            * (then they talk through the node's network port) */
   guint first_node;        /* index of its first node in PtiSystem.nodes */
   int line;
 } PtiComputer;
@@ -47,6 +49,14 @@ typedef struct {
   guint cpu;               /* 0..cpus-1 */
 } PtiProcessor;
 
+/* One child of the HMC's <mpi> element: the algorithm the MPI library uses
+ * for a collective, e.g. <allreduce algorithm="ring"/> (wsl/COLLECTIVES.md). */
+typedef struct {
+  char *collective;        /* the element's name: "allreduce" */
+  char *algorithm;         /* its algorithm attribute: "ring" */
+  int line;
+} PtiMpiAlgorithm;
+
 typedef struct {
   char *name;              /* <system name> */
   char *path;              /* file it was loaded from */
@@ -56,6 +66,7 @@ typedef struct {
   GArray *nodes;           /* PtiNode, computers' nodes in document order */
   GArray *processors;      /* PtiProcessor, placement order: connection order,
                             * i.e. nodes sorted by (network, port), then cpu */
+  GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
 } PtiSystem;
 
 /* Load, validate (schemas/hmc.xsd, then each model element against its

@@ -33,6 +33,8 @@ typedef struct {
   int state, idx, dashes;
   guint64 line;             /* line of the prolog scanner */
   gboolean doctype;         /* a DOCTYPE was found: reading stopped */
+  guint64 newlines;         /* in everything read */
+  gboolean eof;
 } Input;
 
 static gboolean
@@ -117,6 +119,10 @@ input_read (void *data, char *buf, int len)
   }
   if (in->in_prolog && !scan_prolog (in, buf, n))
     return -1;
+  for (const char *p = buf, *end = buf + n; (p = memchr (p, '\n', (size_t) (end - p))) != NULL; p++)
+    in->newlines++;
+  if (n == 0)
+    in->eof = TRUE;
   return (int) n;
 }
 
@@ -160,7 +166,7 @@ struct _PtiTraceReader {
   gboolean summary_read;
   gboolean root_closed;
   gboolean done;             /* end reached, or an error returned */
-  gboolean pending;          /* xr is on a node not processed yet (after xmlTextReaderNext) */
+  guint64 n_elements;        /* elements read so far: the ordinal of the last one */
 
   PtiTrSummary summary;
   gboolean summary_set;
@@ -184,6 +190,11 @@ static void
 set_error (const PtiTraceReader *r, guint64 line, GError **error, const char *format, ...)
   G_GNUC_PRINTF (4, 5);
 
+/* A location is a line, or LOC_ELEMENT | the element's ordinal when libxml2
+ * does not know the line (past 65535): then the file is read again to find
+ * that start tag (only to report an error). */
+#define LOC_ELEMENT (G_GUINT64_CONSTANT (1) << 63)
+
 static void
 set_error (const PtiTraceReader *r, guint64 line, GError **error, const char *format, ...)
 {
@@ -191,6 +202,8 @@ set_error (const PtiTraceReader *r, guint64 line, GError **error, const char *fo
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
+  if (line & LOC_ELEMENT)
+    line = pti_trace_line_of (r->path, 0, line & ~LOC_ELEMENT);
   if (line > 0)
     g_set_error (error, PTI_TRACE_READER_ERROR, PTI_TRACE_READER_ERROR_INVALID,
                  "%s:%" G_GUINT64_FORMAT ": %s", r->path, line, msg);
@@ -200,19 +213,118 @@ set_error (const PtiTraceReader *r, guint64 line, GError **error, const char *fo
 }
 
 void
-pti_trace_reader_error_at (const PtiTraceReader *r, guint64 line, GError **error,
-                           const char *format, ...)
+pti_trace_reader_error_at (const PtiTraceReader *r, guint64 line, guint64 element,
+                           GError **error, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
-  set_error (r, line, error, "%s", msg);
+  set_error (r, pti_trace_line_of (r->path, line, element), error, "%s", msg);
 }
 
-/* The line of the node the reader is on.  libxml2 keeps element lines in 16
- * bits; past 65535 it reports the parser's line, which may be a few lines
- * ahead of the node (the parser reads 512-byte chunks). */
+guint64
+pti_trace_line_of (const char *path, guint64 line, guint64 element)
+{
+  if (line > 0 || element == 0)
+    return line;
+  /* Count start tags (skipping comments, processing instructions, CDATA,
+   * declarations, end tags and quoted attribute values) and newlines. */
+  FILE *fp = fopen (path, "rb");
+  if (fp == NULL)
+    return 0;
+  enum { TEXT, LT, TAG, QUOTE, BANG, COMMENT, CDATA, DECL, PI } st = TEXT;
+  guint64 n = 0, at = 1;
+  int quote = 0, k = 0;
+  char buf[65536];
+  size_t got;
+  while ((got = fread (buf, 1, sizeof buf, fp)) > 0) {
+    for (size_t i = 0; i < got; i++) {
+      unsigned char c = (unsigned char) buf[i];
+      switch (st) {
+      case TEXT:
+        if (c == '<')
+          st = LT;
+        break;
+      case LT:
+        if (c == '!') {
+          st = BANG;
+          k = 0;
+        } else if (c == '?') {
+          st = PI;
+          k = 0;
+        } else if (c == '/') {
+          st = TAG;
+        } else {
+          if (++n == element) {
+            fclose (fp);
+            return at;
+          }
+          st = TAG;
+        }
+        break;
+      case TAG:
+        if (c == '"' || c == '\'') {
+          quote = c;
+          st = QUOTE;
+        } else if (c == '>') {
+          st = TEXT;
+        }
+        break;
+      case QUOTE:
+        if (c == quote)
+          st = TAG;
+        break;
+      case BANG:   /* after "<!": "--" (comment), "[CDATA[", or a declaration */
+        if (k == 0 && c == '-') {
+          k = 1;
+        } else if (k == 1 && c == '-') {
+          st = COMMENT;
+          k = 0;
+        } else if (k == 0 && c == '[') {
+          st = CDATA;
+        } else {
+          st = c == '>' ? TEXT : DECL;
+        }
+        break;
+      case COMMENT:
+        if (c == '-')
+          k++;
+        else if (c == '>' && k >= 2)
+          st = TEXT;
+        else
+          k = 0;
+        break;
+      case CDATA:
+        if (c == ']')
+          k++;
+        else if (c == '>' && k >= 2)
+          st = TEXT;
+        else
+          k = 0;
+        break;
+      case DECL:
+        if (c == '>')
+          st = TEXT;
+        break;
+      case PI:
+        if (c == '>' && k)
+          st = TEXT;
+        k = c == '?';
+        break;
+      }
+      if (c == '\n')
+        at++;
+    }
+  }
+  fclose (fp);
+  return 0;
+}
+
+/* The location of the node the reader is on.  libxml2 keeps element lines
+ * in 16 bits: past 65535 an element is located by its ordinal (see
+ * LOC_ELEMENT); other nodes by the parser's line, which may be a few lines
+ * ahead (the parser reads 512-byte chunks). */
 static guint64
 node_line (const PtiTraceReader *r)
 {
@@ -220,6 +332,8 @@ node_line (const PtiTraceReader *r)
   long line = node != NULL ? xmlGetLineNo (node) : -1;
   if (line > 0 && line < 65535)
     return (guint64) line;
+  if (xmlTextReaderNodeType (r->xr) == XML_READER_TYPE_ELEMENT && r->n_elements > 0)
+    return LOC_ELEMENT | r->n_elements;
   int pline = xmlTextReaderGetParserLineNumber (r->xr);
   return pline > 0 ? (guint64) pline : 0;
 }
@@ -237,10 +351,16 @@ read_failed (PtiTraceReader *r, GError **error)
     g_set_error (error, PTI_TRACE_READER_ERROR, PTI_TRACE_READER_ERROR_IO, "%s: cannot read: %s",
                  r->path, g_strerror (r->in.err));
   } else if (r->xerr.message != NULL) {
+    /* An error on the last line, once the whole file was read: most likely
+     * a file cut short. */
+    gboolean premature = strstr (r->xerr.message, "end of data") != NULL
+                         || strstr (r->xerr.message, "not closed") != NULL
+                         || strstr (r->xerr.message, "Document is empty") != NULL;
+    gboolean at_end = r->in.eof && r->xerr.line > 0 && (guint64) r->xerr.line >= r->in.newlines;
     set_error (r, r->xerr.line > 0 ? (guint64) r->xerr.line : 0, error,
                "malformed XML: %s%s", r->xerr.message,
-               strstr (r->xerr.message, "end of data") || strstr (r->xerr.message, "not closed")
-                 ? " (the trace is truncated)" : "");
+               premature ? " (the trace is truncated)"
+                         : at_end ? " (where the file ends: truncated?)" : "");
   } else {
     set_error (r, 0, error, "malformed XML");
   }
@@ -251,15 +371,13 @@ read_failed (PtiTraceReader *r, GError **error)
 static int
 advance (PtiTraceReader *r, GError **error)
 {
-  if (r->pending) {
-    r->pending = FALSE;
-    return 1;
-  }
   int ret = xmlTextReaderRead (r->xr);
   if (ret < 0 || r->xerr.message != NULL || r->in.doctype) {
     read_failed (r, error);
     return -1;
   }
+  if (ret == 1 && xmlTextReaderNodeType (r->xr) == XML_READER_TYPE_ELEMENT)
+    r->n_elements++;
   return ret;
 }
 
@@ -267,13 +385,16 @@ advance (PtiTraceReader *r, GError **error)
 static gboolean
 skip_subtree (PtiTraceReader *r, GError **error)
 {
-  int ret = xmlTextReaderNext (r->xr);
-  if (ret < 0 || r->xerr.message != NULL) {
-    read_failed (r, error);
-    return FALSE;
+  /* Read through it (rather than xmlTextReaderNext) to count its elements. */
+  int depth = xmlTextReaderDepth (r->xr);
+  for (;;) {
+    int ret = advance (r, error);
+    if (ret <= 0)
+      return ret == 0 ? read_failed (r, error) : FALSE;
+    if (xmlTextReaderNodeType (r->xr) == XML_READER_TYPE_END_ELEMENT
+        && xmlTextReaderDepth (r->xr) == depth)
+      return TRUE;
   }
-  r->pending = ret == 1;
-  return TRUE;
 }
 
 static gboolean
@@ -917,7 +1038,7 @@ static gboolean
 read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
 {
   PtiTrEvent *e = &item->event;
-  guint64 line = item->line;
+  guint64 line = item->line ? item->line : LOC_ELEMENT | item->element;
   guint seen = 0;
   memset (e, 0, sizeof *e);
   e->rank = (guint) r->cur_rank;
@@ -1109,6 +1230,7 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
 static gboolean
 read_record (PtiTraceReader *r, PtiTrItem *item, GError **error)
 {
+  guint64 loc = item->line ? item->line : LOC_ELEMENT | item->element;
   const char *ns = (const char *) xmlTextReaderConstNamespaceUri (r->xr);
   const char *name = local_name (r);
   const PtiTrHeader *h = &r->header;
@@ -1117,7 +1239,7 @@ read_record (PtiTraceReader *r, PtiTrItem *item, GError **error)
     if (strcmp (h->records[t].ns, ns) == 0 && strcmp (h->records[t].name, name) == 0)
       break;
   if (t == h->n_records) {
-    set_error (r, item->line, error,
+    set_error (r, loc, error,
                "record <{%s}%s> is not declared in the header's <records>", ns, name);
     return FALSE;
   }
@@ -1134,7 +1256,7 @@ read_record (PtiTraceReader *r, PtiTrItem *item, GError **error)
       if (strcmp (rt->fields[i], an) == 0)
         break;
     if (i == rt->n_fields) {
-      set_error (r, item->line, error, "record <%s> has the attribute %s, not one of its fields (%s)",
+      set_error (r, loc, error, "record <%s> has the attribute %s, not one of its fields (%s)",
                  name, an, "declared in the header");
       return FALSE;
     }
@@ -1147,7 +1269,7 @@ read_record (PtiTraceReader *r, PtiTrItem *item, GError **error)
   xmlTextReaderMoveToElement (r->xr);
   for (guint i = 0; i < rt->n_fields; i++)
     if (r->value_ptrs[i] == NULL) {
-      set_error (r, item->line, error, "record <%s> lacks its field %s", name, rt->fields[i]);
+      set_error (r, loc, error, "record <%s> lacks its field %s", name, rt->fields[i]);
       return FALSE;
     }
   PtiTrRecord *rec = &item->record;
@@ -1158,7 +1280,7 @@ read_record (PtiTraceReader *r, PtiTrItem *item, GError **error)
   if (rt->time_field >= 0) {
     const char *tv = r->value_ptrs[rt->time_field];
     if (!parse_seconds (tv, &rec->time, FALSE)) {
-      set_error (r, item->line, error, "record <%s> time=\"%s\" is not a time in seconds", name, tv);
+      set_error (r, loc, error, "record <%s> time=\"%s\" is not a time in seconds", name, tv);
       return FALSE;
     }
   } else {
@@ -1257,7 +1379,8 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
   }
   r->summary_set = TRUE;
   item->type = PTI_TR_ITEM_SUMMARY;
-  item->line = line;
+  item->line = line & LOC_ELEMENT ? 0 : line;
+  item->element = 0;
   item->chunk = 0;
   return TRUE;
 }
@@ -1342,7 +1465,8 @@ pti_trace_reader_next (PtiTraceReader *r, PtiTrItem *item, GError **error)
       }
       if ((depth == 3 && r->cur_rank >= 0) || (depth == 2 && r->in_events && r->cur_rank < 0)) {
         memset (item, 0, sizeof *item);
-        item->line = line;
+        item->line = line & LOC_ELEMENT ? 0 : line;
+        item->element = r->n_elements;
         item->chunk = r->chunk;
         if (trace_ns && strcmp (name, "event") == 0 && depth == 3) {
           item->type = PTI_TR_ITEM_EVENT;

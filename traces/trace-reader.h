@@ -127,7 +127,9 @@ typedef struct {
 
 typedef struct {
   PtiTrItemType type;
-  guint64 line;                 /* of the element */
+  guint64 line;                 /* of the element; 0 past line 65535 (libxml2 keeps 16
+                                 * bits): pti_trace_line_of() finds it from element */
+  guint64 element;              /* 1-based number of the element in the document */
   guint64 chunk;                /* 1-based <events> chunk (0 for the summary) */
   PtiTrEvent event;             /* PTI_TR_ITEM_EVENT */
   PtiTrRecord record;           /* PTI_TR_ITEM_RECORD */
@@ -159,9 +161,14 @@ const PtiTrSummary *pti_trace_reader_summary (const PtiTraceReader *reader);
 guint64 pti_trace_reader_n_events (const PtiTraceReader *reader);
 
 /* An INVALID error "PATH:LINE: MESSAGE" for a problem the caller found in
- * an item (a record field that is not a number, an unpaired message). */
-void pti_trace_reader_error_at (const PtiTraceReader *reader, guint64 line, GError **error,
-                                const char *format, ...) G_GNUC_PRINTF (4, 5);
+ * an item (a record field that is not a number, an unpaired message), from
+ * the item's line and element. */
+void pti_trace_reader_error_at (const PtiTraceReader *reader, guint64 line, guint64 element,
+                                GError **error, const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+/* @line if not 0, else the line of the @element-th start tag of the file at
+ * @path, found by reading it again (for error messages); 0 if unknown. */
+guint64 pti_trace_line_of (const char *path, guint64 line, guint64 element);
 
 /* Helpers for record fields and other numbers written by pti.
  * Seconds "D+[.D{1,9}]" to ns; FALSE if malformed or >= 9.2e9 s. */

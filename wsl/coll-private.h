@@ -133,5 +133,9 @@ const char *pti_coll_alg_name (CollAlg alg);
 PtiEngine *pti_wsl_engine (PtiContext *ctx);
 const PtiSystem *pti_wsl_system (const PtiContext *ctx);
 PtiCollState **pti_wsl_coll_state (PtiContext *ctx);
+/* To call after appending an event to the engine directly (@ok: it was
+ * appended): counts it for the automatic partial evaluation, which it may
+ * run.  Returns @ok, or FALSE if that evaluation failed. */
+gboolean pti_wsl_appended (PtiContext *ctx, gboolean ok, GError **error);
 
 G_END_DECLS

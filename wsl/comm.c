@@ -296,20 +296,16 @@ p2p (PtiContext *ctx, const PtiComm *comm, guint kind, guint rank, guint peer, g
   guint w = world_of (&v, peer);
   guint cid = 2 * comm->id;
   guint32 r = 0;
+  gboolean ok;
   switch (kind) {
-  case 0: return pti_engine_add_send (engine, rank, w, bytes, tag, cid, error);
-  case 1: return pti_engine_add_recv (engine, rank, w, bytes, tag, cid, error);
-  case 2:
-    if (!pti_engine_add_isend (engine, rank, w, bytes, tag, cid, &r, error))
-      return FALSE;
-    break;
-  default:
-    if (!pti_engine_add_irecv (engine, rank, w, bytes, tag, cid, &r, error))
-      return FALSE;
-    break;
+  case 0: ok = pti_engine_add_send (engine, rank, w, bytes, tag, cid, error); break;
+  case 1: ok = pti_engine_add_recv (engine, rank, w, bytes, tag, cid, error); break;
+  case 2: ok = pti_engine_add_isend (engine, rank, w, bytes, tag, cid, &r, error); break;
+  default: ok = pti_engine_add_irecv (engine, rank, w, bytes, tag, cid, &r, error); break;
   }
-  *request = r;
-  return TRUE;
+  if (ok && request != NULL)
+    *request = r;
+  return pti_wsl_appended (ctx, ok, error);
 }
 
 /* The world goes through the world-only calls, so that both behave the same. */
@@ -406,7 +402,7 @@ log_push (CollLog *log, const CollRecord *r)
 {
   if (log->head > 0 && log->head == log->n) {
     log->head = log->n = 0;
-  } else if (log->n == log->cap && log->head >= log->cap / 2) {
+  } else if (log->n == log->cap && log->head > 0 && log->head >= log->cap / 2) {
     memmove (log->rec, log->rec + log->head, (log->n - log->head) * sizeof *log->rec);
     log->n -= log->head;
     log->head = 0;

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -239,6 +240,11 @@ progress_update (guint64 done, guint64 total, double sim_time, gpointer data)
       g_snprintf (line + n, sizeof line - n, ", %s left", left);
     }
   }
+  /* A line longer than the terminal would wrap, and "\r" would then only
+   * go back to the start of its last row: cut it to the width. */
+  struct winsize ws;
+  if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col <= sizeof line)
+    line[ws.ws_col - 1] = '\0';
   fprintf (stderr, "\r%s\033[K", line);
   fflush (stderr);
 }

@@ -27,6 +27,7 @@
 typedef enum {
   ST_LET, ST_FOR, ST_IF, ST_USE, ST_SEND, ST_RECV, ST_BARRIER, ST_BCAST, ST_ALLREDUCE,
   ST_ISEND, ST_IRECV, ST_WAIT, ST_WAITALL, ST_WAITANY, ST_REPEAT, ST_EVALUATE,
+  ST_REDUCE, ST_GATHER, ST_SCATTER, ST_ALLGATHER, ST_ALLTOALL, ST_ALLTOALLV,
 } StmtKind;
 
 typedef struct {
@@ -52,6 +53,7 @@ struct Stmt {
   gboolean any_tag;             /* receives: tag="any" */
   Arg arg[3];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
+  PtiComm *comm;                /* messages and collectives: comm="...", NULL for the world */
   Block body;                   /* ST_FOR, ST_REPEAT; ST_IF when true */
   Block orelse;                 /* ST_IF when false */
 };
@@ -66,7 +68,29 @@ typedef struct {
   guint slot_rank;
   guint rank;                   /* while running */
   GArray *outstanding;          /* requests of the running rank no wait has named */
+  GHashTable *comms;            /* <split> name -> PtiComm (owned by the context) */
+  GArray *comm_slots;           /* CommSlots of the splits, in order */
+  GArray *sizes;                /* guint64 scratch for <alltoallv> */
 } Loader;
+
+/* A <split>'s communicators and the names that give a rank its place there. */
+typedef struct {
+  PtiComm *comm;
+  guint slot_rank;              /* NAME_rank */
+  guint slot_size;              /* NAME_size */
+} CommSlots;
+
+/* Binds every split's NAME_rank and NAME_size for world rank @r. */
+static void
+bind_comms (Loader *ld, guint r)
+{
+  for (guint i = 0; i < ld->comm_slots->len; i++)
+    {
+      const CommSlots *c = &g_array_index (ld->comm_slots, CommSlots, i);
+      pti_symbols_set (ld->symbols, c->slot_rank, pti_comm_rank (c->comm, r));
+      pti_symbols_set (ld->symbols, c->slot_size, pti_comm_size (c->comm, r));
+    }
+}
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -309,7 +333,48 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
       st->element = "allreduce";
       return compile_attr (ld, node, "bytes", TRUE, &st->arg[0], error);
     }
+  if (strcmp (name, "reduce") == 0 || strcmp (name, "gather") == 0
+      || strcmp (name, "scatter") == 0)
+    {
+      st->kind = name[0] == 'r' ? ST_REDUCE : name[0] == 'g' ? ST_GATHER : ST_SCATTER;
+      st->element = name[0] == 'r' ? "reduce" : name[0] == 'g' ? "gather" : "scatter";
+      return compile_attr (ld, node, "root", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error);
+    }
+  if (strcmp (name, "allgather") == 0 || strcmp (name, "alltoall") == 0)
+    {
+      st->kind = name[3] == 'g' ? ST_ALLGATHER : ST_ALLTOALL;
+      st->element = name[3] == 'g' ? "allgather" : "alltoall";
+      return compile_attr (ld, node, "bytes", TRUE, &st->arg[0], error);
+    }
+  if (strcmp (name, "alltoallv") == 0)
+    {
+      st->kind = ST_ALLTOALLV;
+      st->element = "alltoallv";
+      return variable_slot (ld, node, "var", &st->slot, error)
+             && compile_attr (ld, node, "send", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "recv", TRUE, &st->arg[1], error);
+    }
   return pti_node_error (error, node, "unknown statement");
+}
+
+/* comm="NAME": a <split> defined before the program, or "world". */
+static gboolean
+compile_comm (Loader *ld, xmlNode *node, Stmt *st, GError **error)
+{
+  g_autofree char *name = pti_xml_attr (node, "comm");
+  st->comm = NULL;
+  if (name == NULL || strcmp (name, "world") == 0)
+    return TRUE;
+  st->comm = g_hash_table_lookup (ld->comms, name);
+  if (st->comm != NULL)
+    return TRUE;
+  g_autoptr (GString) known = g_string_new ("world");
+  for (guint i = 0; i < ld->comm_slots->len; i++)
+    g_string_append_printf (known, ", %s",
+                            pti_comm_get_name (g_array_index (ld->comm_slots, CommSlots, i).comm));
+  return pti_node_error (error, node, "unknown communicator '%s' (defined by <split>: %s)", name,
+                         known->str);
 }
 
 static gboolean
@@ -324,7 +389,7 @@ compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
     {
       /* count it first, so block_clear frees a half-compiled statement */
       Stmt *st = &out->items[out->n++];
-      if (!compile_stmt (ld, c, st, error))
+      if (!compile_stmt (ld, c, st, error) || !compile_comm (ld, c, st, error))
         return FALSE;
     }
   return TRUE;
@@ -450,6 +515,56 @@ for_bounds (Loader *ld, const Stmt *st, double *from, double *step, gint64 *trip
   return TRUE;
 }
 
+/* A collective statement.  *@args is FALSE if an argument could not be
+ * evaluated (the error then names the attribute already). */
+static gboolean
+run_collective (Loader *ld, const Stmt *st, gboolean *args, GError **error)
+{
+  PtiContext *ctx = ld->ctx;
+  guint rank = ld->rank, root = 0;
+  guint64 bytes = 0;
+  gboolean rooted = st->kind == ST_BCAST || st->kind == ST_REDUCE || st->kind == ST_GATHER
+                    || st->kind == ST_SCATTER;
+  if (rooted)
+    *args = eval_rank (ld, st, &st->arg[0], "root", &root, error)
+            && eval_bytes (ld, st, &st->arg[1], &bytes, error);
+  else if (st->kind != ST_BARRIER && st->kind != ST_ALLTOALLV)
+    *args = eval_bytes (ld, st, &st->arg[0], &bytes, error);
+  if (!*args)
+    return FALSE;
+  const guint64 *sendv = NULL, *recvv = NULL;
+  if (st->kind == ST_ALLTOALLV)
+    {
+      /* var = 0 .. size - 1 of this rank's communicator (none: the WSL says so) */
+      guint n = pti_comm_size (st->comm ? st->comm : pti_comm_world (ctx), rank);
+      g_array_set_size (ld->sizes, 2 * (gsize) n);
+      guint64 *v = (guint64 *) ld->sizes->data;
+      for (guint j = 0; j < n && *args; j++)
+        {
+          pti_symbols_set (ld->symbols, st->slot, j);
+          *args = eval_bytes (ld, st, &st->arg[0], &v[j], error)
+                  && eval_bytes (ld, st, &st->arg[1], &v[n + j], error);
+        }
+      if (!*args)
+        return FALSE;
+      sendv = v;
+      recvv = v + n;
+    }
+  pti_coll_set_site (ctx, ld->file, (guint) st->line);
+  switch (st->kind)
+    {
+    case ST_BARRIER: return pti_mpi_barrier_comm (ctx, st->comm, rank, error);
+    case ST_BCAST: return pti_mpi_bcast_comm (ctx, st->comm, rank, root, bytes, error);
+    case ST_REDUCE: return pti_mpi_reduce_comm (ctx, st->comm, rank, root, bytes, error);
+    case ST_GATHER: return pti_mpi_gather_comm (ctx, st->comm, rank, root, bytes, error);
+    case ST_SCATTER: return pti_mpi_scatter_comm (ctx, st->comm, rank, root, bytes, error);
+    case ST_ALLREDUCE: return pti_mpi_allreduce_comm (ctx, st->comm, rank, bytes, error);
+    case ST_ALLGATHER: return pti_mpi_allgather_comm (ctx, st->comm, rank, bytes, error);
+    case ST_ALLTOALL: return pti_mpi_alltoall_comm (ctx, st->comm, rank, bytes, error);
+    default: return pti_mpi_alltoallv_comm (ctx, st->comm, rank, sendv, recvv, error);
+    }
+}
+
 static gboolean
 run_stmt (Loader *ld, const Stmt *st, GError **error)
 {
@@ -489,10 +604,14 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
         PtiRequest req = 0;
         switch (st->kind)
           {
-          case ST_SEND: ok = pti_mpi_send (ctx, rank, peer, bytes, tag, error); break;
-          case ST_RECV: ok = pti_mpi_recv (ctx, rank, peer, bytes, tag, error); break;
-          case ST_ISEND: ok = pti_mpi_isend (ctx, rank, peer, bytes, tag, &req, error); break;
-          default: ok = pti_mpi_irecv (ctx, rank, peer, bytes, tag, &req, error); break;
+          case ST_SEND: ok = pti_mpi_send_comm (ctx, st->comm, rank, peer, bytes, tag, error); break;
+          case ST_RECV: ok = pti_mpi_recv_comm (ctx, st->comm, rank, peer, bytes, tag, error); break;
+          case ST_ISEND:
+            ok = pti_mpi_isend_comm (ctx, st->comm, rank, peer, bytes, tag, &req, error);
+            break;
+          default:
+            ok = pti_mpi_irecv_comm (ctx, st->comm, rank, peer, bytes, tag, &req, error);
+            break;
           }
         if (ok && (st->kind == ST_ISEND || st->kind == ST_IRECV))
           {
@@ -535,26 +654,19 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
       }
 
     case ST_BARRIER:
-      ok = pti_mpi_barrier (ctx, rank, error);
-      break;
-
     case ST_BCAST:
-      {
-        guint root = 0;
-        guint64 bytes = 0;
-        if (!eval_rank (ld, st, &st->arg[0], "root", &root, error)
-            || !eval_bytes (ld, st, &st->arg[1], &bytes, error))
-          return FALSE;
-        ok = pti_mpi_bcast (ctx, rank, root, bytes, error);
-        break;
-      }
-
     case ST_ALLREDUCE:
+    case ST_REDUCE:
+    case ST_GATHER:
+    case ST_SCATTER:
+    case ST_ALLGATHER:
+    case ST_ALLTOALL:
+    case ST_ALLTOALLV:
       {
-        guint64 bytes;
-        if (!eval_bytes (ld, st, &st->arg[0], &bytes, error))
-          return FALSE;
-        ok = pti_mpi_allreduce (ctx, rank, bytes, error);
+        gboolean evaluated = TRUE;
+        ok = run_collective (ld, st, &evaluated, error);
+        if (!evaluated)
+          return FALSE;   /* an argument's error: already located */
         break;
       }
 
@@ -696,6 +808,7 @@ run_program (Loader *ld, const Block *program, GError **error)
           ld->rank = r;
           ld->outstanding = rr->outstanding;
           pti_symbols_set (ld->symbols, ld->slot_rank, r);
+          bind_comms (ld, r);
           for (guint i = 0; i < nv; i++)
             pti_symbols_set (ld->symbols, g_array_index (ld->var_slots, guint, i), rr->vars[i]);
           RunResult res = run_rank (ld, rr, error);
@@ -746,6 +859,46 @@ eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, GErro
   return ok;
 }
 
+/* <processes placement="block|cyclic"> or map="expression of rank": the
+ * processor of each rank. */
+static gboolean
+set_placement (Loader *ld, const xmlNode *node, guint n, GError **error)
+{
+  g_autofree char *kind = pti_xml_attr (node, "placement");
+  if (kind != NULL && !pti_context_set_placement (ld->ctx, strcmp (kind, "cyclic") == 0
+                                                  ? PTI_PLACEMENT_CYCLIC : PTI_PLACEMENT_BLOCK,
+                                                  error))
+    return FALSE;
+  if (!xmlHasProp (node, (const xmlChar *) "map"))
+    return TRUE;
+  Arg a;
+  if (!compile_attr (ld, node, "map", TRUE, &a, error))
+    return FALSE;
+  g_autofree guint *map = g_new (guint, n);
+  gboolean ok = TRUE;
+  for (guint r = 0; r < n && ok; r++)
+    {
+      double v;
+      pti_symbols_set (ld->symbols, ld->slot_rank, r);
+      ok = pti_expr_check (a.expr, ld->symbols, &v, error);
+      if (ok && (v != floor (v) || v < 0 || v > G_MAXUINT))
+        {
+          g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                       "map gives rank %u the processor %.17g, not a processor number", r, v);
+          ok = FALSE;
+        }
+      if (ok)
+        map[r] = (guint) v;
+    }
+  pti_symbols_set (ld->symbols, ld->slot_rank, NAN);
+  if (ok)
+    ok = pti_context_set_placement_map (ld->ctx, n, map, error);
+  if (!ok)
+    g_prefix_error (error, "map=\"%s\": ", pti_expr_text (a.expr));
+  pti_expr_free (a.expr);
+  return ok;
+}
+
 static gboolean
 load_processes (Loader *ld, const xmlNode *node, GError **error)
 {
@@ -764,7 +917,8 @@ load_processes (Loader *ld, const xmlNode *node, GError **error)
                    pti_expr_text (a.expr), n);
       ok = FALSE;
     }
-  else if (!pti_context_set_processes (ld->ctx, (guint) n, error))
+  else if (!set_placement (ld, node, (guint) n, error)
+           || !pti_context_set_processes (ld->ctx, (guint) n, error))
     {
       prefix_location (error, ld, xmlGetLineNo (node), "processes");
       ok = FALSE;
@@ -788,6 +942,114 @@ load_rud (Loader *ld, const xmlNode *node, GError **error)
       return FALSE;
     }
   g_hash_table_insert (ld->ruds, g_steal_pointer (&name), rud);
+  return TRUE;
+}
+
+/* <mpi><allreduce algorithm="ring"/>...</mpi>: the workload's algorithms. */
+static gboolean
+load_mpi (Loader *ld, xmlNode *node, GError **error)
+{
+  for (xmlNode *c = pti_xml_first_element (node); c != NULL; c = pti_xml_next_element (c))
+    {
+      g_autofree char *alg = pti_xml_attr (c, "algorithm");
+      if (alg != NULL)
+        g_strstrip (alg);
+      if (!pti_context_set_collective_algorithm (ld->ctx, (const char *) c->name, alg, error))
+        {
+          g_prefix_error (error, "%s:%ld: <%s algorithm=\"%s\">: ", ld->file, xmlGetLineNo (c),
+                          (const char *) c->name, alg ? alg : "");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Evaluates @a (colour or key of a <split>) for world rank @r: a whole number. */
+static gboolean
+eval_split_arg (Loader *ld, const xmlNode *node, const Arg *a, guint r, gint *out, GError **error)
+{
+  double v = 0;
+  if (!pti_expr_check (a->expr, ld->symbols, &v, error))
+    {
+      prefix_expr (error, ld, xmlGetLineNo (node), "split", a);
+      if (error != NULL && *error != NULL)
+        {
+          char *m = g_strdup_printf ("%s (rank %u)", (*error)->message, r);
+          g_free ((*error)->message);
+          (*error)->message = m;
+        }
+      pti_wsl_hint_unbound (ld->ctx, unbound_slot (ld, a->expr), TRUE, error);
+      return FALSE;
+    }
+  if (v != floor (v) || v < G_MININT || v > G_MAXINT)
+    {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s:%ld: <split %s=\"%s\">: %s must be a whole number from %d to %d, not "
+                   "%.17g (rank %u)", ld->file, xmlGetLineNo (node), a->attr,
+                   pti_expr_text (a->expr), a->attr, G_MININT, G_MAXINT, v, r);
+      return FALSE;
+    }
+  *out = (gint) v;
+  return TRUE;
+}
+
+/* <split name colour key parent/>: evaluated now, for every rank. */
+static gboolean
+load_split (Loader *ld, const xmlNode *node, GError **error)
+{
+  g_autofree char *name = pti_xml_attr (node, "name");
+  g_autofree char *parent_name = pti_xml_attr (node, "parent");
+  if (name == NULL)
+    return pti_node_error (error, node, "the name attribute is required");
+  if (strcmp (name, "world") == 0 || g_hash_table_contains (ld->comms, name))
+    return pti_node_error (error, node, "communicator '%s' is already defined", name);
+  g_autofree char *rank_name = g_strdup_printf ("%s_rank", name);
+  g_autofree char *size_name = g_strdup_printf ("%s_size", name);
+  if (g_hash_table_contains (ld->constants, rank_name)
+      || g_hash_table_contains (ld->constants, size_name))
+    return pti_node_error (error, node, "split '%s' binds %s and %s, but one of them is already "
+                           "a parameter or derived value", name, rank_name, size_name);
+  PtiComm *parent = NULL;
+  if (parent_name != NULL && strcmp (parent_name, "world") != 0)
+    {
+      parent = g_hash_table_lookup (ld->comms, parent_name);
+      if (parent == NULL)
+        return pti_node_error (error, node, "unknown parent communicator '%s' (a parent is "
+                               "\"world\" or an earlier <split>)", parent_name);
+    }
+  guint n = pti_context_get_processes (ld->ctx);
+  if (n == 0)
+    return pti_node_error (error, node, "<processes> must come before <split>");
+  Arg colour = { 0 }, key = { 0 };
+  gboolean ok = compile_attr (ld, node, "colour", TRUE, &colour, error)
+                && compile_attr (ld, node, "key", FALSE, &key, error);
+  g_autofree gint *colours = g_new (gint, n);
+  g_autofree gint *keys = g_new0 (gint, n);
+  for (guint r = 0; r < n && ok; r++)
+    {
+      pti_symbols_set (ld->symbols, ld->slot_rank, r);
+      bind_comms (ld, r);
+      ok = eval_split_arg (ld, node, &colour, r, &colours[r], error)
+           && (key.expr == NULL || eval_split_arg (ld, node, &key, r, &keys[r], error));
+    }
+  pti_symbols_set (ld->symbols, ld->slot_rank, NAN);
+  pti_expr_free (colour.expr);
+  pti_expr_free (key.expr);
+  if (!ok)
+    return FALSE;
+  PtiComm *comm = pti_comm_split (ld->ctx, parent, name, colours, keys, error);
+  if (comm == NULL)
+    {
+      prefix_location (error, ld, xmlGetLineNo (node), "split");
+      return FALSE;
+    }
+  CommSlots slots = {
+    comm, pti_symbols_intern (ld->symbols, rank_name), pti_symbols_intern (ld->symbols, size_name),
+  };
+  g_array_append_val (ld->comm_slots, slots);
+  g_hash_table_insert (ld->comms, g_strdup (name), comm);
+  g_hash_table_add (ld->constants, g_steal_pointer (&rank_name));
+  g_hash_table_add (ld->constants, g_steal_pointer (&size_name));
   return TRUE;
 }
 
@@ -825,6 +1087,16 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
       else if (strcmp (el, "rud") == 0)
         {
           if (!load_rud (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "mpi") == 0)
+        {
+          if (!load_mpi (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "split") == 0)
+        {
+          if (!load_split (ld, c, error))
             return FALSE;
         }
       else if (strcmp (el, "program") == 0)
@@ -865,6 +1137,9 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
     .constants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .var_slots = g_array_new (FALSE, FALSE, sizeof (guint)),
     .outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest)),
+    .comms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .comm_slots = g_array_new (FALSE, FALSE, sizeof (CommSlots)),
+    .sizes = g_array_new (FALSE, FALSE, sizeof (guint64)),
   };
   ld.slot_rank = pti_symbols_intern (ld.symbols, "rank");
   Block program = { 0 };
@@ -879,5 +1154,8 @@ pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
   g_hash_table_unref (ld.constants);
   g_array_unref (ld.var_slots);
   g_array_unref (ld.outstanding);
+  g_hash_table_unref (ld.comms);
+  g_array_unref (ld.comm_slots);
+  g_array_unref (ld.sizes);
   return ok;
 }

@@ -5,6 +5,7 @@
  * amortised growth. */
 #include "pti-config.h"
 #include "wsl-private.h"
+#include "coll-private.h"
 
 #include "engine.h"
 #include "registry.h"
@@ -48,6 +49,8 @@ typedef struct {
 } WslProgress;
 
 struct _PtiContext {
+  GArray *placement;            /* guint processor per rank, or NULL (block) */
+  PtiPlacement placement_kind;
   PtiRegistry *registry;
   PtiSystem *system;
   PtiSymbols *symbols;
@@ -66,6 +69,7 @@ struct _PtiContext {
   char *workload_file;
   gboolean evaluated;
   WslProgress *progress;        /* NULL: no progress reports */
+  PtiCollState *coll;           /* communicators and collectives (collectives.c), or NULL */
 };
 
 #define NO_RUD_ID G_MAXUINT32
@@ -116,6 +120,9 @@ pti_context_free (PtiContext *ctx)
     return;
   pti_trace_writer_free (ctx->writer);   /* uncommitted: removes the temporary file */
   pti_engine_free (ctx->engine);
+  pti_coll_state_free (ctx->coll);   /* before the RUDs' models and symbols */
+  if (ctx->placement != NULL)
+    g_array_unref (ctx->placement);
   g_ptr_array_unref (ctx->ruds);
   g_ptr_array_unref (ctx->cpu_models);
   g_ptr_array_unref (ctx->param_names);
@@ -150,13 +157,75 @@ pti_context_set_processes (PtiContext *ctx, guint n, GError **error)
                  "the processes are already set (%u); set them once", pti_engine_n_procs (ctx->engine));
     return FALSE;
   }
-  ctx->engine = pti_engine_new (ctx->system, n, error);
+  guint np = ctx->system->processors->len;
+  if (ctx->placement != NULL && ctx->placement->len != n) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "the placement map places %u ranks, but %u processes were asked for",
+                 ctx->placement->len, n);
+    return FALSE;
+  }
+  if (ctx->placement == NULL && ctx->placement_kind == PTI_PLACEMENT_CYCLIC && n <= np) {
+    /* Round-robin over nodes: processors ordered by (CPU number, node). */
+    ctx->placement = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
+    guint max_cpus = 0;
+    for (guint i = 0; i < np; i++)
+      max_cpus = MAX (max_cpus, g_array_index (ctx->system->processors, PtiProcessor, i).cpu + 1);
+    for (guint cpu = 0; cpu < max_cpus && ctx->placement->len < n; cpu++)
+      for (guint i = 0; i < np && ctx->placement->len < n; i++)
+        if (g_array_index (ctx->system->processors, PtiProcessor, i).cpu == cpu)
+          g_array_append_val (ctx->placement, i);
+  }
+  ctx->engine = pti_engine_new (ctx->system, n,
+                                ctx->placement ? (const guint *) ctx->placement->data : NULL, error);
   if (ctx->engine == NULL)
     return FALSE;
   if (ctx->progress != NULL)
     pti_engine_set_progress (ctx->engine, ctx->progress->func, ctx->progress->data,
                              ctx->progress->every);
   pti_symbols_set (ctx->symbols, ctx->slot_nprocs, n);
+  return TRUE;
+}
+
+gboolean
+pti_context_set_placement (PtiContext *ctx, PtiPlacement placement, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if (ctx->engine != NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "the placement must be chosen before the processes are set");
+    return FALSE;
+  }
+  ctx->placement_kind = placement;
+  g_clear_pointer (&ctx->placement, g_array_unref);
+  return TRUE;
+}
+
+gboolean
+pti_context_set_placement_map (PtiContext *ctx, guint n, const guint *processors, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && (n == 0 || processors != NULL), FALSE);
+  if (ctx->engine != NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "the placement must be chosen before the processes are set");
+    return FALSE;
+  }
+  guint np = ctx->system->processors->len;
+  g_autofree gboolean *taken = g_new0 (gboolean, np);
+  for (guint r = 0; r < n; r++) {
+    if (processors[r] >= np || taken[processors[r]]) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   processors[r] >= np
+                     ? "placement map: rank %u on processor %u, but system '%s' has processors 0 to %u"
+                     : "placement map: rank %u on processor %u, which an earlier rank has (system '%s', %u processors)",
+                   r, processors[r], ctx->system->name, processors[r] >= np ? np - 1 : np);
+      return FALSE;
+    }
+    taken[processors[r]] = TRUE;
+  }
+  if (ctx->placement != NULL)
+    g_array_unref (ctx->placement);
+  ctx->placement = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
+  g_array_append_vals (ctx->placement, processors, n);
   return TRUE;
 }
 
@@ -722,7 +791,8 @@ open_trace (PtiContext *ctx, GError **error)
   guint n = pti_engine_n_procs (ctx->engine);
   g_autofree PtiTraceProcess *procs = g_new0 (PtiTraceProcess, n);
   for (guint r = 0; r < n; r++) {
-    char *where = pti_system_describe_processor (ctx->system, r);
+    char *where = pti_system_describe_processor (
+      ctx->system, ctx->placement ? g_array_index (ctx->placement, guint, r) : r);
     g_ptr_array_add (strings, where);
     procs[r] = (PtiTraceProcess) { r, where };
   }
@@ -769,6 +839,8 @@ pti_evaluate (PtiContext *ctx, GError **error)
                  "workload '%s' declares no processes", ctx->workload_name);
     return FALSE;
   }
+  if (!pti_coll_check_complete (ctx, error))
+    return FALSE;
   ctx->evaluated = TRUE;
   g_autofree const char **names = rud_names (ctx);
   if (!open_trace (ctx, error))
@@ -888,4 +960,30 @@ const char *
 pti_wsl_system_name (const PtiContext *ctx)
 {
   return ctx->system->name;
+}
+
+/* ---- for communicators and collectives (comm.c, collectives.c) ----------- */
+
+PtiEngine *
+pti_wsl_engine (PtiContext *ctx)
+{
+  return ctx->engine;
+}
+
+const PtiSystem *
+pti_wsl_system (const PtiContext *ctx)
+{
+  return ctx->system;
+}
+
+PtiCollState **
+pti_wsl_coll_state (PtiContext *ctx)
+{
+  return &ctx->coll;
+}
+
+gboolean
+pti_wsl_appended (PtiContext *ctx, gboolean ok, GError **error)
+{
+  return appended (ctx, ok, error);
 }

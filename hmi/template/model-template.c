@@ -337,7 +337,7 @@ static const PtiModelParam model_params[] = {
   { "op", "time (unit attribute: s, ms, us, ns, ps)", NULL,
     "time of one operation, whatever its code" },
   { "scale", "none", "1", "factor applied to every price" },
-  { NULL },
+  { .name = NULL },   /* the end */
 };
 
 static const PtiModelDesc model_desc = {

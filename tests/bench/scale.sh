@@ -10,18 +10,23 @@
 #   --iterations N   Sweep3D iterations=N and CG niter=N (default: as shipped,
 #                    12 and class C's 75)
 #   --max-ranks N    skip the cases with more than N ranks
+#   --eval-mode M    the C programs' eval_mode: 0 all at once (default), 1 a
+#                    partial evaluation after each iteration (memory bounded
+#                    by one iteration), 2 analytical repetition
 #   --xml            run the workload files through ptieval instead of the C
-#                    workload programs
+#                    workload programs (eval_mode 0 only)
 #
 # BUILD_DIR defaults to build-bench, configured here with --buildtype=release.
 # The system is configs/pc_cluster.xml grown to as many nodes as ranks.  A
 # case whose estimated peak memory (from its event count) exceeds the memory
-# available now is skipped, with the estimate; the others run one at a time.
+# available now is skipped, with the estimate (eval_mode 0 only); the others
+# run one at a time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 iterations=""
 max_ranks=0
+eval_mode=0
 xml=0
 build=""
 while [ $# -gt 0 ]; do
@@ -29,8 +34,9 @@ while [ $# -gt 0 ]; do
     --quick) iterations=1 ;;
     --iterations) iterations=${2:?--iterations needs a number}; shift ;;
     --max-ranks) max_ranks=${2:?--max-ranks needs a number}; shift ;;
+    --eval-mode) eval_mode=${2:?--eval-mode needs 0, 1 or 2}; shift ;;
     --xml) xml=1 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "scale.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -39,6 +45,11 @@ done
 case $iterations in
   ""|[0-9]|[0-9][0-9]|[0-9][0-9][0-9]) ;;
   *) echo "scale.sh: --iterations wants a whole number up to 999" >&2; exit 2 ;;
+esac
+case $eval_mode in
+  0) ;;
+  1|2) if [ "$xml" = 1 ]; then echo "scale.sh: --eval-mode is the C programs' (not with --xml)" >&2; exit 2; fi ;;
+  *) echo "scale.sh: --eval-mode wants 0, 1 or 2" >&2; exit 2 ;;
 esac
 build=${build:-$root/build-bench}
 if [ ! -f "$build/build.ninja" ]; then
@@ -72,8 +83,8 @@ import json, sys
 label, ranks, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 r = json.load(open(path))
 rss = r["peak_rss_bytes"]
-print(f"{label:<22} {ranks:>5} {r['events']:>13,} {r['wall_s']:>8.1f} {r['build_s']:>7.1f} "
-      f"{r['evaluate_s']:>8.1f} {r['events_per_s']/1e6:>7.2f} {rss/2**20:>9.1f} "
+print(f"{label:<22} {ranks:>5} {r['events']:>13,} {r['wall_s']:>8.2f} {r['build_s']:>7.2f} "
+      f"{r['evaluate_s']:>8.2f} {r['events_per_s']/1e6:>7.2f} {rss/2**20:>9.1f} "
       f"{rss/ranks/2**10:>9.1f} {rss/r['events']:>6.1f} {r['predicted_time_s']:>11.3f}", flush=True)
 PY
 }
@@ -92,7 +103,7 @@ run_case() {
   local need avail
   need=$(estimate_bytes "$events")
   avail=$(avail_bytes)
-  if [ "$need" -gt "$avail" ]; then
+  if [ "$eval_mode" = 0 ] && [ "$need" -gt "$avail" ]; then
     skip "$label" "$ranks" "skipped: about $(( events / 1000000 )) M events would need about $(( need >> 30 )) GiB, $(( avail >> 30 )) GiB available"
     return
   fi
@@ -105,7 +116,11 @@ run_case() {
 
 sweep_its=${iterations:-12}
 echo "pti scale benchmark: $(nproc) cores, $(uname -m), $(( $(avail_bytes) >> 30 )) GiB available, one run per case"
-if [ "$xml" = 1 ]; then echo "workloads: wsl/examples/*.xml through ptieval"; else echo "workloads: the C programs sweep3d and cg"; fi
+if [ "$xml" = 1 ]; then
+  echo "workloads: wsl/examples/*.xml through ptieval"
+else
+  echo "workloads: the C programs sweep3d and cg, eval_mode=$eval_mode"
+fi
 printf '%-22s %5s %13s %8s %7s %8s %7s %9s %9s %6s %11s\n' \
   workload ranks events "wall s" build evaluate "M ev/s" "peak MiB" "KiB/rank" "B/ev" "predicted s"
 
@@ -117,7 +132,7 @@ for g in 4 16 32 64; do
   if [ "$xml" = 1 ]; then
     cmd=("$build/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/sweep3d.xml")
   else
-    cmd=("$build/wsl/examples/sweep3d" "${params[@]}" "$(system_for $n)")
+    cmd=("$build/wsl/examples/sweep3d" "${params[@]}" -D eval_mode=$eval_mode "$(system_for $n)")
   fi
   run_case "sweep3d ${g}x${g}, $sweep_its its" "$n" $(( n * sweep_its * 1600 )) "${cmd[@]}"
 done
@@ -131,7 +146,7 @@ for n in 16 256 1024; do
   if [ "$xml" = 1 ]; then
     cmd=("$build/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/cg.xml")
   else
-    cmd=("$build/wsl/examples/cg" "${params[@]}" "$(system_for $n)")
+    cmd=("$build/wsl/examples/cg" "${params[@]}" -D eval_mode=$eval_mode "$(system_for $n)")
   fi
   run_case "cg class C, $cg_its its" "$n" $(( n * (cg_its + 1) * (184 + 263 * L) )) "${cmd[@]}"
 done

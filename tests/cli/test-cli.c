@@ -20,7 +20,7 @@
 
 enum { EXIT_OK = 0, EXIT_OTHER = 1, EXIT_USAGE = 2, EXIT_INVALID = 3 };
 
-/* Small parameters for Sweep3D (4 ranks, 640 events). */
+/* Small parameters for Sweep3D (4 ranks, 876 events). */
 static const char *const SMALL[] = { "-D", "iterations=1", "-D", "npe_i=2", "-D", "npe_j=2",
                                      "-D", "kt=20", NULL };
 /* An asymmetric grid: 3 x 2 ranks, two k-blocks of different sizes (10 + 5). */
@@ -235,26 +235,43 @@ sweep_params (const char *const *defines)
  *     sweep messages   M_iter = 8 * mmo * kb * [npe_j (npe_i - 1) + npe_i (npe_j - 1)]
  *                      (each octant crosses every E/W and N/S link once per block)
  *     uses             P * (1 source + 8 * mmo * (1 angle_setup + kb blocks) + 1 flux_err)
- *     collectives      2 allreduce = 2 * 2(P - 1) messages
+ *     collectives      2 allreduce = 2 A(P) events
  *   once
- *     4 bcast          4 * (P - 1) messages (binomial tree)
- *     3 barrier        3 * 2(P - 1) messages (0 bytes)
- *     8 allreduce      8 * 2(P - 1) messages (reduce + bcast)
+ *     4 bcast          4 * 2 (P - 1) events (binomial tree)
+ *     3 barrier        3 * 3 P ceil(log2 P) events (dissemination: a 0-byte
+ *                      irecv, isend, waitall per rank and round)
+ *     8 allreduce      8 A(P) events
  *     balance          P uses
  *
- *   events = iterations * (2 M_iter + P (2 + 8 mmo (1 + kb)) + 8 (P - 1))
- *            + 2 * (4 + 6 + 16) (P - 1) + P
+ * where an allreduce of 4 or 8 bytes is MPICH's recursive doubling
+ * (wsl/COLLECTIVES.md): with q the largest power of two <= P, each of q
+ * ranks makes log2 q exchanges of 3 events and a combine, and each of the
+ * P - q pairs of the fix-up 5 events: A(P) = 4 q log2 q + 5 (P - q).
  *
- * Defaults (P = 16, mmo = 2, kb = 20): M_iter = 320 * 24 = 7680; per
- * iteration 15360 + 16 * 338 + 120 = 20888; 12 iterations 250656; plus
- * 52 * 15 + 16 = 796: 251,452. */
+ *   events = iterations * (2 M_iter + P (2 + 8 mmo (1 + kb)) + 2 A(P))
+ *            + 8 (P - 1) + 9 P ceil(log2 P) + 8 A(P) + P
+ *
+ * Defaults (P = 16, mmo = 2, kb = 20): M_iter = 320 * 24 = 7680, A = 256;
+ * per iteration 15360 + 16 * 338 + 512 = 21280; 12 iterations 255360; plus
+ * 120 + 576 + 2048 + 16 = 2760: 258,120. */
+static double
+allreduce_events (double P)
+{
+  double q = 1;
+  while (2 * q <= P)
+    q *= 2;
+  return 4 * q * log2 (q) + 5 * (P - q);
+}
+
 static guint64
 sweep_events (SweepParams p)
 {
   double P = p.npe_i * p.npe_j, mmo = p.mm / p.mmi, kb = ceil (p.kt / p.mk);
   double m_iter = 8 * mmo * kb * (p.npe_j * (p.npe_i - 1) + p.npe_i * (p.npe_j - 1));
-  double per_iteration = 2 * m_iter + P * (2 + 8 * mmo * (1 + kb)) + 8 * (P - 1);
-  return (guint64) (p.iterations * per_iteration + 52 * (P - 1) + P);
+  double a = allreduce_events (P);
+  double per_iteration = 2 * m_iter + P * (2 + 8 * mmo * (1 + kb)) + 2 * a;
+  return (guint64) (p.iterations * per_iteration + 8 * (P - 1) + 9 * P * ceil (log2 (P)) + 8 * a
+                    + P);
 }
 
 /* ---- 1-7: bad input names the culprit ---------------------------------- */
@@ -598,7 +615,7 @@ static void
 test_sweep3d_small (void)
 {
   g_autofree char *json = sweep_both (SMALL);
-  g_assert_cmpfloat (json_number (json, "events"), ==, 640);
+  g_assert_cmpfloat (json_number (json, "events"), ==, 876);
 }
 
 static void
@@ -620,8 +637,8 @@ static void
 test_sweep3d_defaults (void)
 {
   g_autofree char *json = sweep_both (NULL);
-  g_assert_cmpfloat (json_number (json, "events"), ==, 251452);
-  g_assert_cmpuint (sweep_events (sweep_params (NULL)), ==, 251452);
+  g_assert_cmpfloat (json_number (json, "events"), ==, 258120);
+  g_assert_cmpuint (sweep_events (sweep_params (NULL)), ==, 258120);
 }
 
 static void
@@ -645,7 +662,7 @@ test_json (void)
   double t = json_number (o, "predicted_time_s");
   g_assert_cmpfloat (t, >, 1);
   g_assert_cmpfloat (t, <, 1e4);
-  g_assert_cmpfloat (json_number (o, "events"), ==, 251452);
+  g_assert_cmpfloat (json_number (o, "events"), ==, 258120);
   g_assert_cmpfloat (json_number (o, "processes"), ==, 16);
   g_assert_cmpfloat (json_number (o, "wall_s"), >, 0);
   g_assert_cmpfloat (json_number (o, "wall_s"), <=, r->seconds);
@@ -717,9 +734,9 @@ test_traces (void)
   /* The two forms: the same events and summary. */
   g_assert_nonnull (strstr (file1, "<events>"));
   g_assert_cmpstr (events_part (file1), ==, events_part (prog1));
-  /* 640 events, from the trace's own summary. */
+  /* 876 events, from the trace's own summary. */
   g_assert_nonnull (strstr (file1, "<summary predicted_time=\""));
-  g_assert_nonnull (strstr (file1, "\" events=\"640\">"));
+  g_assert_nonnull (strstr (file1, "\" events=\"876\">"));
   /* The headers differ only in the workload's file. */
   g_assert_nonnull (strstr (file1, "<workload name=\"sweep3d\" file=\"wsl/examples/sweep3d.xml\"/>"));
   g_assert_nonnull (strstr (prog1, "<workload name=\"sweep3d\"/>"));

@@ -5,7 +5,8 @@
  * System used throughout (latency/bandwidth form of net-simple):
  *   L = 10 us, B = 100 MB/s (so 1000 bytes take 10 us on the wire),
  *   o_s = 2 us, o_r = 3 us, eager limit 16384 bytes;
- *   cpu-clc with LFOR = 1 us, CMLL = 0.5 us, INLL = 0.25 us, MFDL = 2 us. */
+ *   cpu-clc with LFOR = 1 us, CMLL = 0.5 us, INLL = 0.25 us, MFDL = 2 us,
+ *   AFDL = 1 us (what a reduction's arithmetic costs per double). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -36,7 +37,8 @@ write_system (const char *dir, guint nodes, const char *net)
   g_autofree char *xml = g_strdup_printf (
     "<system name='test'>\n"
     "  <computer name='node' count='%u'>\n"
-    "    <cpu_clc unit='us'><LFOR>1</LFOR><CMLL>0.5</CMLL><INLL>0.25</INLL><MFDL>2</MFDL></cpu_clc>\n"
+    "    <cpu_clc unit='us'><LFOR>1</LFOR><CMLL>0.5</CMLL><INLL>0.25</INLL><MFDL>2</MFDL>"
+    "<AFDL>1</AFDL></cpu_clc>\n"
     "  </computer>\n"
     "  <network name='net'>%s</network>\n"
     "  <connect computer='node' nodes='1-%u' network='net' ports='1-%u'/>\n"
@@ -416,9 +418,10 @@ traced_run (const char *dir, const char *name)
     }
   g_assert_no_error (error);
   evaluate (ctx);
-  /* per iteration and rank: 1 compute, 2 ring message ends; allreduce on 4
-   * ranks = 3 reduce + 3 bcast messages = 12 ends: 3 x (4 x 3 + 12) = 72 */
-  g_assert_cmpuint (pti_result_events (ctx), ==, 72);
+  /* per iteration and rank: 1 compute, 2 ring message ends, and an
+   * allreduce on 4 ranks by recursive doubling: 2 steps of irecv, isend,
+   * waitall and combine (wsl/COLLECTIVES.md): 3 x 4 x (3 + 8) = 132 */
+  g_assert_cmpuint (pti_result_events (ctx), ==, 132);
   return path;
 }
 
@@ -871,6 +874,66 @@ test_repetition_mistakes (void)
   }
 }
 
+/* Two nodes of two CPUs; messages inside a node go through the node's own
+ * net-simple (1 us, 1000 MB/s, 0.5 us overheads), between nodes through
+ * the network (the usual 10 us, 100 MB/s, 2 + 3 us). */
+static PtiContext *
+smp_context (PtiPlacement placement, const guint *map)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-smp-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "smp.xml", NULL);
+  g_autofree char *xml = g_strdup_printf (
+    "<system name='smp'>\n"
+    "  <computer name='node' count='2' cpus='2'>\n"
+    "    <cpu_clc unit='us'><MFDL>2</MFDL></cpu_clc>\n"
+    "    <net_simple><latency unit='us'>1</latency><bandwidth unit='MB/s'>1000</bandwidth>"
+    "<send_overhead unit='us'>0.5</send_overhead><recv_overhead unit='us'>0.5</recv_overhead></net_simple>\n"
+    "  </computer>\n"
+    "  <network name='net'>%s</network>\n"
+    "  <connect computer='node' nodes='1-2' network='net' ports='1-2'/>\n"
+    "</system>\n", net_simple_lb);
+  g_assert_true (g_file_set_contents (path, xml, -1, NULL));
+  PtiContext *ctx = pti_context_new (path, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_rmdir (dir);
+  if (map != NULL)
+    g_assert_true (pti_context_set_placement_map (ctx, 4, map, &error));
+  else
+    g_assert_true (pti_context_set_placement (ctx, placement, &error));
+  g_assert_true (pti_context_set_processes (ctx, 4, &error));
+  g_assert_no_error (error);
+  return ctx;
+}
+
+/* Rank 0 sends 1000 B to rank 1.  Block placement puts both on node 1:
+ * 0.5 + 1 + 1 + 0.5 = 3 us.  Cyclic puts rank 1 on node 2: 2 + 10 + 10 +
+ * 3 = 25 us.  An explicit map can put them back together. */
+static void
+test_intra_node (void)
+{
+  const guint together[] = { 3, 2, 0, 1 };   /* ranks 0, 1 on node 2's CPUs */
+  struct { PtiPlacement placement; const guint *map; double expect; } cases[] = {
+    { PTI_PLACEMENT_BLOCK, NULL, 3 }, { PTI_PLACEMENT_CYCLIC, NULL, 25 },
+    { PTI_PLACEMENT_BLOCK, together, 3 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (PtiContext) ctx = smp_context (cases[i].placement, cases[i].map);
+    g_autoptr (GError) error = NULL;
+    g_assert_true (pti_mpi_send (ctx, 0, 1, 1000, 0, &error));
+    g_assert_true (pti_mpi_recv (ctx, 1, 0, 1000, 0, &error));
+    g_assert_no_error (error);
+    evaluate (ctx);
+    assert_time (result (ctx, 1).end, cases[i].expect * US);
+  }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiContext) ctx = smp_context (PTI_PLACEMENT_BLOCK, NULL);
+  const guint twice[] = { 0, 0 };
+  g_assert_false (pti_context_set_placement_map (ctx, 2, twice, &error));   /* too late */
+  g_assert_nonnull (strstr (error->message, "before the processes are set"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -903,5 +966,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/repetition", test_repetition);
   g_test_add_func ("/engine/repetition-trace", test_repetition_trace);
   g_test_add_func ("/engine/repetition-mistakes", test_repetition_mistakes);
+  g_test_add_func ("/engine/intra-node", test_intra_node);
   return g_test_run ();
 }

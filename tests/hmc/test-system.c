@@ -345,12 +345,6 @@ static const BadCase bad_cases[] = {
     "</system>\n",
     "<network", { "<network>: network 'net' has no network model; add one of: ",
                   "net_simple (net-simple)" } },
-  { "network-under-computer",
-    "<system name=\"s\">\n"
-    "  <computer name=\"pc\">\n" CPU NET "  </computer>\n"
-    "</system>\n",
-    "<net_simple", { "<net_simple>: configures net-simple, a network model; "
-                     "a <computer> takes CPU models: ", "cpu_clc (cpu-clc)" } },
   { "cpu-under-network",
     "<system name=\"s\">\n"
     "  <computer name=\"pc\">\n"

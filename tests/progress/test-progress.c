@@ -140,7 +140,8 @@ test_terminal (void)
   g_assert_nonnull (strstr (err, "\rptieval: building the workload: "));
   g_assert_nonnull (strstr (err, " events so far, "));
   g_assert_nonnull (strstr (err, "\rptieval: evaluating: "));
-  g_assert_nonnull (strstr (err, "% of 251 k events, simulated "));
+  g_assert_nonnull (strstr (err, "% of "));
+  g_assert_nonnull (strstr (err, " k events, simulated "));
   g_assert_nonnull (strstr (err, " events/s"));
   g_assert_true (g_str_has_suffix (err, "\r\033[K"));   /* erased before the summary */
 }

@@ -115,6 +115,35 @@ test_repeat_and_evaluate (void)
   g_assert_cmpuint (extrapolated, >=, 25);
 }
 
+static PtiContext *
+build_on (const char *system, const char *name, const char *const *overrides)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *sys = data_file (system);
+  PtiContext *ctx = pti_context_new (sys, NULL, &error);
+  g_assert_no_error (error);
+  for (; overrides && overrides[0]; overrides += 2)
+    g_assert_true (pti_context_override_param (ctx, overrides[0], overrides[1], &error));
+  g_autofree char *path = data_file (name);
+  gboolean ok = pti_workload_file_build (ctx, path, &error) && pti_evaluate (ctx, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  return ctx;
+}
+
+/* Placement attributes of <processes>: see data/placement*.xml. */
+static void
+test_placement (void)
+{
+  const char *const spread[] = { "spread", "1", NULL };
+  g_autoptr (PtiContext) cyclic = build_on ("smp-system.xml", "placement.xml", NULL);
+  g_autoptr (PtiContext) block = build_on ("smp-system.xml", "placement-map.xml", NULL);
+  g_autoptr (PtiContext) mapped = build_on ("smp-system.xml", "placement-map.xml", spread);
+  assert_time (pti_result_time (cyclic), 25 * US);
+  assert_time (pti_result_time (block), 3 * US);
+  assert_time (pti_result_time (mapped), 25 * US);
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 /* Ping-pong, 3 rounds: rank 0 computes n = 10 iterations of LFOR + MFDL
@@ -426,6 +455,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/statements", test_statements);
   g_test_add_func ("/workload/nonblocking", test_nonblocking);
   g_test_add_func ("/workload/repeat-and-evaluate", test_repeat_and_evaluate);
+  g_test_add_func ("/workload/placement", test_placement);
   g_test_add_func ("/workload/sweep3d-example", test_sweep3d_example);
   g_test_add_func ("/workload/error/unbound", test_error_unbound);
   g_test_add_func ("/workload/error/expression", test_error_expression);

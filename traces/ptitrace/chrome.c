@@ -1,17 +1,20 @@
 /* ptitrace chrome: Chrome trace-event JSON (the "JSON Object Format" that
  * Perfetto and chrome://tracing open).
  *
- * Streaming, one pass, constant memory: viewers sort events themselves, so
- * each trace element becomes JSON at once.  A process is a track: pid = tid =
- * rank, named "rank N" with its processor as the thread name.  An event is a
- * complete ("X") slice; the part blocked on a peer is a nested slice of
- * category "blocked".  A message is a flow: "s" at the start of the send
- * slice, "f" (binding to the enclosing slice) inside the receive slice, at the
- * moment its data arrived (start + wait), which is never before the send
- * started, as flow ends must come after their starts.  Model records are
- * counters ("C") on the process's track, or on an extra "model records"
- * process when outside any process group.  Times are microseconds with three
- * decimals (exact nanoseconds). */
+ * One pass: viewers sort events themselves, so each event becomes a JSON
+ * object at once.  A process is a track: pid = tid = rank, named "rank N"
+ * with its processor as the thread name.  An event is a complete ("X")
+ * slice; the part blocked on a peer is a nested slice of category "blocked".
+ * Model records are counters ("C") on the process's track, or on an extra
+ * "model records" process when outside any process group.  A message is a
+ * flow, "s" then "f" binding to the enclosing slices (flow ends must not
+ * precede their starts, so both ends are needed): the ends go to the
+ * external message sorter and the flows are written after the events, from
+ * the middle of the send slice to the receive slice when its data arrived
+ * (start + wait), or, for a non-blocking receive (whose completion the
+ * trace does not tie to a wait), to wherever the receiver is when the
+ * message can first be there.  Memory: the sorter's budget.  Times are
+ * microseconds with three decimals (exact nanoseconds). */
 #include "pti-config.h"
 #include "ptitrace.h"
 
@@ -23,6 +26,8 @@ typedef struct {
   FILE *fp;
   GString *s;
   gboolean pseudo;
+  PtMsgJoin *join;
+  guint64 seq;
 } Chrome;
 
 static void
@@ -37,19 +42,34 @@ emit (Chrome *c)
 static void
 ts_field (GString *s, const char *name, guint64 ns)
 {
-  char b[PT_SECONDS_LEN];
-  g_string_append_printf (s, ",\"%s\":%s", name, pt_micros (b, ns));
+  g_string_append (s, ",\"");
+  g_string_append (s, name);
+  g_string_append (s, "\":");
+  pt_gs_micros (s, ns);
 }
 
+/* ,"pid":P,"tid":P */
 static void
-on_event (Chrome *c, const PtiTrEvent *e)
+pid_tid (GString *s, guint pid)
 {
+  g_string_append (s, ",\"pid\":");
+  pt_gs_u64 (s, pid);
+  g_string_append (s, ",\"tid\":");
+  pt_gs_u64 (s, pid);
+}
+
+static gboolean
+on_event (Chrome *c, const PtiTrItem *item, GError **error)
+{
+  const PtiTrEvent *e = &item->event;
   GString *s = c->s;
   const char *cat = e->kind == PTI_TR_COMPUTE ? "compute" : "mpi";
   g_string_append (s, "{\"name\":");
   pt_json_string (s, e->kind == PTI_TR_COMPUTE && e->rud ? e->rud : pti_tr_kind_name (e->kind));
-  g_string_append_printf (s, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u", cat, e->rank,
-                          e->rank);
+  g_string_append (s, ",\"cat\":\"");
+  g_string_append (s, cat);
+  g_string_append (s, "\",\"ph\":\"X\"");
+  pid_tid (s, e->rank);
   ts_field (s, "ts", e->start);
   ts_field (s, "dur", e->end - e->start);
   g_string_append (s, ",\"args\":{\"kind\":");
@@ -62,40 +82,61 @@ on_event (Chrome *c, const PtiTrEvent *e)
     g_string_append (s, ",\"rud\":");
     pt_json_string (s, e->rud);
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind))
-    g_string_append_printf (s, ",\"peer\":%u,\"tag\":%d,\"bytes\":%" G_GUINT64_FORMAT
-                            ",\"msg\":%" G_GUINT64_FORMAT ",\"protocol\":\"%s\"", e->peer, e->tag,
-                            e->bytes, e->msg, e->rendezvous ? "rendezvous" : "eager");
+  if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
+    g_string_append (s, ",\"peer\":");
+    pt_gs_u64 (s, e->peer);
+    g_string_append (s, ",\"tag\":");
+    pt_gs_i64 (s, e->tag);
+    g_string_append (s, ",\"bytes\":");
+    pt_gs_u64 (s, e->bytes);
+    g_string_append (s, ",\"msg\":");
+    pt_gs_u64 (s, e->msg);
+    g_string_append (s, e->rendezvous ? ",\"protocol\":\"rendezvous\"" : ",\"protocol\":\"eager\"");
+  }
   if (e->kind != PTI_TR_COMPUTE) {
-    char b[PT_SECONDS_LEN];
-    g_string_append_printf (s, ",\"wait_s\":%s", pt_seconds (b, e->wait));
+    g_string_append (s, ",\"wait_s\":");
+    pt_gs_seconds (s, e->wait);
   }
   g_string_append (s, "}}");
   emit (c);
 
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
-    gboolean sender = PTI_TR_KIND_IS_SENDER (e->kind);
-    guint64 at = e->start;
-    if (!sender) {
-      at = e->start + e->wait;
-      if (at >= e->end && e->end > e->start)
-        at = e->end - 1;
-    }
-    g_string_append_printf (s, "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"%s\",%s\"id\":%"
-                            G_GUINT64_FORMAT ",\"pid\":%u,\"tid\":%u", sender ? "s" : "f",
-                            sender ? "" : "\"bp\":\"e\",", e->msg, e->rank, e->rank);
-    ts_field (s, "ts", at);
-    g_string_append (s, "}");
-    emit (c);
-  }
   if (e->wait > 0) {
-    g_string_append_printf (s, "{\"name\":\"blocked\",\"cat\":\"blocked\",\"ph\":\"X\","
-                            "\"pid\":%u,\"tid\":%u", e->rank, e->rank);
+    g_string_append (s, "{\"name\":\"blocked\",\"cat\":\"blocked\",\"ph\":\"X\"");
+    pid_tid (s, e->rank);
     ts_field (s, "ts", e->start);
     ts_field (s, "dur", e->wait);
     g_string_append (s, "}");
     emit (c);
   }
+  if (PTI_TR_KIND_IS_MESSAGE (e->kind))
+    return pt_msgjoin_add (c->join, item, c->seq++, error);
+  return TRUE;
+}
+
+static gboolean
+on_message (const PtMessage *m, gpointer data, GError **error)
+{
+  Chrome *c = data;
+  GString *s = c->s;
+  const PtMsgEnd *snd = &m->send, *rcv = &m->recv;
+  guint64 ts_s = snd->start + (snd->end - snd->start) / 2;
+  guint64 ts_f = rcv->start + rcv->wait;
+  if (rcv->kind == PTI_TR_RECV && ts_f >= rcv->end && rcv->end > rcv->start)
+    ts_f = rcv->end - 1;   /* inside the receive slice */
+  if (rcv->kind == PTI_TR_IRECV)
+    ts_f = rcv->end;
+  ts_f = MAX (ts_f, ts_s);
+  for (int end = 0; end < 2; end++) {
+    const PtMsgEnd *me = end ? rcv : snd;
+    g_string_append (s, end ? "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"f\",\"bp\":\"e\",\"id\":"
+                            : "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"s\",\"id\":");
+    pt_gs_u64 (s, snd->msg);
+    pid_tid (s, me->rank);
+    ts_field (s, "ts", end ? ts_f : ts_s);
+    g_string_append (s, "}");
+    emit (c);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -111,7 +152,8 @@ on_record (Chrome *c, const PtiTrItem *item, GError **error)
   pt_json_string (s, t->name);
   g_string_append (s, ",\"cat\":");
   pt_json_string (s, t->model);
-  g_string_append_printf (s, ",\"ph\":\"C\",\"pid\":%u,\"tid\":%u", pid, pid);
+  g_string_append (s, ",\"ph\":\"C\"");
+  pid_tid (s, pid);
   ts_field (s, "ts", rec->time);
   g_string_append (s, ",\"args\":{");
   gboolean first = TRUE;
@@ -124,7 +166,7 @@ on_record (Chrome *c, const PtiTrItem *item, GError **error)
     pt_json_string (s, t->fields[f]);
     g_string_append_c (s, ':');
     if (!pt_number_text (rec->values[f], s)) {
-      pti_trace_reader_error_at (c->reader, item->line, error,
+      pti_trace_reader_error_at (c->reader, item->line, item->element, error,
                                  "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
                                  rec->values[f]);
       return FALSE;
@@ -166,7 +208,8 @@ pt_chrome (const char *trace, const PtOptions *o, GError **error)
   g_autoptr (PtOut) out = pt_out_open (o->output, error);
   if (out == NULL)
     return PT_EXIT_FAILED;
-  Chrome c = { reader, h, out->fp, g_string_new (NULL), FALSE };
+  g_autoptr (PtMsgJoin) join = pt_msgjoin_new (trace, o->memory);
+  Chrome c = { reader, h, out->fp, g_string_new (NULL), FALSE, join, 0 };
   GString *s = c.s;
   g_string_append (s, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"converter\":\"ptitrace (pti "
                    PTI_VERSION ")\",\"generator\":");
@@ -192,11 +235,15 @@ pt_chrome (const char *trace, const PtOptions *o, GError **error)
   PtiTrItem item;
   GError *local = NULL;
   while (pti_trace_reader_next (reader, &item, &local)) {
-    if (item.type == PTI_TR_ITEM_EVENT)
-      on_event (&c, &item.event);
-    else if (item.type == PTI_TR_ITEM_RECORD && !on_record (&c, &item, &local))
+    if (item.type == PTI_TR_ITEM_EVENT) {
+      if (!on_event (&c, &item, &local))
+        break;
+    } else if (item.type == PTI_TR_ITEM_RECORD && !on_record (&c, &item, &local)) {
       break;
+    }
   }
+  if (local == NULL)
+    pt_msgjoin_run (join, on_message, &c, &local);
   if (local == NULL) {
     if (c.pseudo)
       metadata (&c, h->n_processes, "model records", "no process");

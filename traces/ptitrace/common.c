@@ -94,19 +94,78 @@ pt_out_free (PtOut *o)
 
 /* ------------------------------------------------------------------------ */
 
+static char *
+put_u64 (char *p, guint64 v)
+{
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n)
+    *p++ = tmp[--n];
+  return p;
+}
+
+/* "INT.FRAC" with @digits fraction digits of @unit (1e9 or 1e3). */
+static char *
+put_fixed (char *p, guint64 v, guint64 unit, int digits)
+{
+  p = put_u64 (p, v / unit);
+  *p++ = '.';
+  guint64 f = v % unit;
+  for (int i = digits - 1; i >= 0; i--) {
+    p[i] = (char) ('0' + f % 10);
+    f /= 10;
+  }
+  return p + digits;
+}
+
 char *
 pt_seconds (char buf[PT_SECONDS_LEN], guint64 ns)
 {
-  g_snprintf (buf, PT_SECONDS_LEN, "%" G_GUINT64_FORMAT ".%09u", ns / 1000000000u,
-              (guint) (ns % 1000000000u));
+  *put_fixed (buf, ns, 1000000000u, 9) = '\0';
   return buf;
 }
 
 char *
 pt_micros (char buf[PT_SECONDS_LEN], guint64 ns)
 {
-  g_snprintf (buf, PT_SECONDS_LEN, "%" G_GUINT64_FORMAT ".%03u", ns / 1000u, (guint) (ns % 1000u));
+  *put_fixed (buf, ns, 1000u, 3) = '\0';
   return buf;
+}
+
+void
+pt_gs_u64 (GString *s, guint64 v)
+{
+  char b[24];
+  g_string_append_len (s, b, put_u64 (b, v) - b);
+}
+
+void
+pt_gs_i64 (GString *s, gint64 v)
+{
+  if (v < 0) {
+    g_string_append_c (s, '-');
+    pt_gs_u64 (s, (guint64) 0 - (guint64) v);
+  } else {
+    pt_gs_u64 (s, (guint64) v);
+  }
+}
+
+void
+pt_gs_seconds (GString *s, guint64 ns)
+{
+  char b[PT_SECONDS_LEN];
+  g_string_append_len (s, b, put_fixed (b, ns, 1000000000u, 9) - b);
+}
+
+void
+pt_gs_micros (GString *s, guint64 ns)
+{
+  char b[PT_SECONDS_LEN];
+  g_string_append_len (s, b, put_fixed (b, ns, 1000u, 3) - b);
 }
 
 gboolean
@@ -300,13 +359,15 @@ pt_msgjoin_count (const PtMsgJoin *j)
 }
 
 gboolean
-pt_msgjoin_add (PtMsgJoin *j, const PtiTrEvent *e, guint64 line, guint64 seq, GError **error)
+pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 seq, GError **error)
 {
+  const PtiTrEvent *e = &item->event;
   PtMsgEnd m;
   memset (&m, 0, sizeof m);
   m.msg = e->msg;
   m.seq = seq;
-  m.line = line;
+  m.line = item->line;
+  m.element = item->element;
   m.rank = e->rank;
   m.peer = e->peer;
   m.start = e->start;
@@ -320,11 +381,13 @@ pt_msgjoin_add (PtMsgJoin *j, const PtiTrEvent *e, guint64 line, guint64 seq, GE
 }
 
 static gboolean
-join_error (PtMsgJoin *j, guint64 line, GError **error, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+join_error (PtMsgJoin *j, const PtMsgEnd *where, GError **error, const char *fmt, ...)
+  G_GNUC_PRINTF (4, 5);
 
 static gboolean
-join_error (PtMsgJoin *j, guint64 line, GError **error, const char *fmt, ...)
+join_error (PtMsgJoin *j, const PtMsgEnd *where, GError **error, const char *fmt, ...)
 {
+  guint64 line = pti_trace_line_of (j->path, where->line, where->element);
   va_list ap;
   va_start (ap, fmt);
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
@@ -339,18 +402,18 @@ check_pair (PtMsgJoin *j, const PtMessage *m, GError **error)
 {
   const PtMsgEnd *s = &m->send, *r = &m->recv;
   if (s->peer != r->rank || r->peer != s->rank)
-    return join_error (j, r->line, error,
+    return join_error (j, r, error,
                        "message %" G_GUINT64_FORMAT ": this %s on rank %u from rank %u does not "
                        "match its send on rank %u to rank %u (line %" G_GUINT64_FORMAT ")",
                        r->msg, pti_tr_kind_name (r->kind), r->rank, r->peer, s->rank, s->peer,
-                       s->line);
+                       pti_trace_line_of (j->path, s->line, s->element));
   if (s->tag != r->tag || s->bytes != r->bytes || s->rendezvous != r->rendezvous)
-    return join_error (j, r->line, error,
+    return join_error (j, r, error,
                        "message %" G_GUINT64_FORMAT ": the two ends disagree on %s "
                        "(send at line %" G_GUINT64_FORMAT ")", r->msg,
                        s->tag != r->tag ? "the tag" : s->bytes != r->bytes ? "the size"
                                                                            : "the protocol",
-                       s->line);
+                       pti_trace_line_of (j->path, s->line, s->element));
   return TRUE;
 }
 
@@ -366,21 +429,22 @@ pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error)
   while ((e = pti_sorter_next (j->sorter, &local)) != NULL) {
     gboolean sender = PTI_TR_KIND_IS_SENDER (e->kind);
     if (have_send && e->msg != m.send.msg)
-      return join_error (j, m.send.line, error,
+      return join_error (j, &m.send, error,
                          "message %" G_GUINT64_FORMAT " (%s from rank %u to rank %u) has no "
                          "receive in the trace", m.send.msg, pti_tr_kind_name (m.send.kind),
                          m.send.rank, m.send.peer);
     if (sender) {
       if (have_send)
-        return join_error (j, e->line, error,
+        return join_error (j, e, error,
                            "message %" G_GUINT64_FORMAT " has a second sending end "
-                           "(the first at line %" G_GUINT64_FORMAT ")", e->msg, m.send.line);
+                           "(the first at line %" G_GUINT64_FORMAT ")", e->msg,
+                           pti_trace_line_of (j->path, m.send.line, m.send.element));
       m.send = *e;
       have_send = TRUE;
       continue;
     }
     if (!have_send)
-      return join_error (j, e->line, error,
+      return join_error (j, e, error,
                          "message %" G_GUINT64_FORMAT " (%s on rank %u from rank %u) has no "
                          "send in the trace, or a second receiving end", e->msg,
                          pti_tr_kind_name (e->kind), e->rank, e->peer);
@@ -394,7 +458,7 @@ pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error)
     return FALSE;
   }
   if (have_send)
-    return join_error (j, m.send.line, error,
+    return join_error (j, &m.send, error,
                        "message %" G_GUINT64_FORMAT " (%s from rank %u to rank %u) has no "
                        "receive in the trace", m.send.msg, pti_tr_kind_name (m.send.kind),
                        m.send.rank, m.send.peer);

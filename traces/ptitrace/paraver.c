@@ -62,6 +62,11 @@ typedef struct {
   PtMsgJoin *join;
   guint n;
   guint64 *last_end;
+  /* Per task, the exit event (value 0) of its last event, not pushed yet: it
+   * is dropped when the next event enters the same type at the same time
+   * (one value change instead of 0 and a value at one instant). */
+  guint64 *exit_time;
+  guint32 *exit_type;        /* 0: none */
   guint64 seq;
   guint64 max_time;
   gboolean pseudo;          /* records outside process groups: an extra task */
@@ -110,8 +115,30 @@ rud_id (Prv *p, const char *name)
 }
 
 static gboolean
-on_event (Prv *p, const PtiTrEvent *e, guint64 line, GError **error)
+flush_exit (Prv *p, guint32 task, GError **error)
 {
+  if (p->exit_type[task] == 0)
+    return TRUE;
+  guint32 type = p->exit_type[task];
+  p->exit_type[task] = 0;
+  return push (p, p->exit_time[task], task, CLS_EVENT, type, 0, error);
+}
+
+/* Enter @type with @value at @time on @task, after its pending exit. */
+static gboolean
+enter (Prv *p, guint32 task, guint64 time, guint32 type, guint64 value, GError **error)
+{
+  if (p->exit_type[task] == type && p->exit_time[task] == time)
+    p->exit_type[task] = 0;   /* replaced by the new value */
+  else if (!flush_exit (p, task, error))
+    return FALSE;
+  return push (p, time, task, CLS_EVENT, type, value, error);
+}
+
+static gboolean
+on_event (Prv *p, const PtiTrItem *item, GError **error)
+{
+  const PtiTrEvent *e = &item->event;
   guint32 task = e->rank;
   guint64 *last = &p->last_end[task];
   if (e->start > *last && !push_state (p, task, *last, e->start, ST_IDLE, error))
@@ -120,23 +147,28 @@ on_event (Prv *p, const PtiTrEvent *e, guint64 line, GError **error)
    * never do. */
   guint64 begin = MAX (e->start, *last);
   guint64 end = MAX (e->end, begin);
+  guint32 type = e->kind == PTI_TR_COMPUTE ? TYPE_RUD : TYPE_MPI_P2P;
+  guint value = e->kind == PTI_TR_COMPUTE ? (e->rud ? rud_id (p, e->rud) : 0) : mpi_call[e->kind];
+  if (value != 0) {
+    if (!enter (p, task, e->start, type, value, error))
+      return FALSE;
+  } else if (!flush_exit (p, task, error)) {
+    return FALSE;
+  }
   if (e->kind == PTI_TR_COMPUTE) {
-    guint id = e->rud ? rud_id (p, e->rud) : 0;
-    if (id != 0 && !push (p, e->start, task, CLS_EVENT, TYPE_RUD, id, error))
-      return FALSE;
     if (!push_state (p, task, begin, end, ST_RUNNING, error))
-      return FALSE;
-    if (id != 0 && !push (p, e->end, task, CLS_EVENT, TYPE_RUD, 0, error))
       return FALSE;
   } else {
     guint64 unblocked = MIN (MAX (e->start + e->wait, begin), end);
-    if (!push (p, e->start, task, CLS_EVENT, TYPE_MPI_P2P, mpi_call[e->kind], error)
-        || !push_state (p, task, begin, unblocked, ST_SYNC, error)
-        || !push_state (p, task, unblocked, end, comm_state[e->kind], error)
-        || !push (p, e->end, task, CLS_EVENT, TYPE_MPI_P2P, 0, error))
+    if (!push_state (p, task, begin, unblocked, ST_SYNC, error)
+        || !push_state (p, task, unblocked, end, comm_state[e->kind], error))
       return FALSE;
-    if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (p->join, e, line, p->seq++, error))
+    if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (p->join, item, p->seq++, error))
       return FALSE;
+  }
+  if (value != 0) {
+    p->exit_time[task] = e->end;
+    p->exit_type[task] = type;
   }
   *last = MAX (*last, end);
   p->max_time = MAX (p->max_time, end);
@@ -176,13 +208,13 @@ on_record (Prv *p, const PtiTrItem *item, GError **error)
     double d;
     if (!pti_tr_parse_int64 (text, &v)) {
       if (!pti_tr_parse_number (text, &d)) {
-        pti_trace_reader_error_at (p->reader, item->line, error,
+        pti_trace_reader_error_at (p->reader, item->line, item->element, error,
                                    "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
                                    text);
         return FALSE;
       }
       if (!(fabs (d) < 9.2e18)) {
-        pti_trace_reader_error_at (p->reader, item->line, error,
+        pti_trace_reader_error_at (p->reader, item->line, item->element, error,
                                    "record <%s> %s=\"%s\" is too large for a Paraver value",
                                    t->name, t->fields[f], text);
         return FALSE;
@@ -283,11 +315,16 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
   char *lp = NULL;            /* end of the pending event line, or NULL */
   guint64 ev_time = 0;
   guint32 ev_task = 0;
+  guint32 types[32];          /* event types on the pending line: one value each */
+  guint n_types = 0;
   const PrvRec *r;
   GError *local = NULL;
   while ((r = pti_sorter_next (p->sorter, &local)) != NULL) {
-    if (lp != NULL && (r->cls != CLS_EVENT || r->time != ev_time || r->task != ev_task
-                       || lp - line > (long) sizeof line - 64)) {
+    gboolean repeat = FALSE;
+    for (guint i = 0; i < n_types && r->cls == CLS_EVENT; i++)
+      repeat |= types[i] == (guint32) r->a;
+    if (lp != NULL && (r->cls != CLS_EVENT || r->time != ev_time || r->task != ev_task || repeat
+                       || n_types == G_N_ELEMENTS (types))) {
       *lp++ = '\n';
       fwrite (line, 1, (gsize) (lp - line), fp);
       lp = NULL;
@@ -301,7 +338,9 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
         lp = put_u64 (lp, r->time);
         ev_time = r->time;
         ev_task = r->task;
+        n_types = 0;
       }
+      types[n_types++] = (guint32) r->a;
       *lp++ = ':';
       lp = put_u64 (lp, r->a);
       *lp++ = ':';
@@ -488,6 +527,8 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
   p.sorter = pti_sorter_new (sizeof (PrvRec), cmp_prv, o->memory / 2);
   p.join = pt_msgjoin_new (trace, o->memory / 2);
   p.last_end = g_new0 (guint64, MAX (p.n, 1));
+  p.exit_time = g_new0 (guint64, MAX (p.n, 1));
+  p.exit_type = g_new0 (guint32, MAX (p.n, 1));
   p.ruds = g_hash_table_new (g_str_hash, g_str_equal);
   p.rud_names = g_ptr_array_new_with_free_func (g_free);
   int rc = PT_EXIT_FAILED;
@@ -500,7 +541,7 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
   while (pti_trace_reader_next (reader, &item, &local)) {
     gboolean ok = TRUE;
     if (item.type == PTI_TR_ITEM_EVENT)
-      ok = on_event (&p, &item.event, item.line, &local);
+      ok = on_event (&p, &item, &local);
     else if (item.type == PTI_TR_ITEM_RECORD)
       ok = on_record (&p, &item, &local);
     if (!ok)
@@ -510,7 +551,7 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
     goto out;
   ftime = MAX (MAX (pti_trace_reader_summary (reader)->predicted, p.max_time), 1);
   for (guint r = 0; r < p.n; r++)
-    if (!push_state (&p, r, p.last_end[r], ftime, ST_IDLE, &local))
+    if (!flush_exit (&p, r, &local) || !push_state (&p, r, p.last_end[r], ftime, ST_IDLE, &local))
       goto out;
   if (p.pseudo && !push_state (&p, p.n, 0, ftime, ST_IDLE, &local))
     goto out;
@@ -547,6 +588,8 @@ out:
   pti_sorter_free (p.sorter);
   pt_msgjoin_free (p.join);
   g_free (p.last_end);
+  g_free (p.exit_time);
+  g_free (p.exit_type);
   g_hash_table_unref (p.ruds);
   g_ptr_array_unref (p.rud_names);
   return rc;

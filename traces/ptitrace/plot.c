@@ -1,2 +1,1667 @@
+/* ptitrace plot: the PTI paper's figures, drawn with cairo (PNG, SVG, PDF).
+ *
+ *   timespace  Fig. 7: one line per process, compute / send / receive /
+ *              complete / wait coloured, lines joining the two ends of each
+ *              message, over a time window (--from, --to).
+ *   ba         Fig. 8: bandwidth availability (records <ba>: time msg
+ *              bytes_per_s) of the messages of communication stages, under
+ *              the time-space diagram of the same window.  A communication
+ *              stage is a maximal interval during which at least one message
+ *              is in flight (from its send's start to its receive's end).
+ *   knee       Fig. 9: knee capacity over time (records <knee>: time
+ *              packets_per_s, or bytes_per_s; one series per link when the
+ *              record has a link field).
+ *
+ * Memory does not grow with the trace: the time-space diagram accumulates,
+ * per row and pixel column, the time spent in each kind of event (so a
+ * column holding many events shows their proportions, stacked); events and
+ * message lines are spooled to the external sorter (temporary files beyond
+ * --memory) until the window is known, message ends are paired by the
+ * external message sorter, and the knee series are reduced to min / max /
+ * first / last per pixel column.  Message lines are drawn only up to
+ * MAX_LINES in the window (zoom in to see more); lines that fall on the same
+ * pixels are drawn once. */
 #include "ptitrace.h"
-int pt_plot (const char *t, const PtOptions *o, GError **e) { return 1; }
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_LINES 20000
+#define MAX_SERIES 10
+#define FONT "DejaVu Sans"
+
+typedef struct { double r, g, b; } Rgb;
+
+/* Kinds drawn in the time-space diagram (stacked in this order). */
+enum { K_COMPUTE, K_SEND, K_RECV, K_COMPLETE, K_WAIT, N_KINDS };
+static const char *const kind_labels[N_KINDS] = {
+  "compute", "send", "receive", "complete (wait calls)", "wait (blocked on a peer)",
+};
+static const Rgb kind_colors[N_KINDS] = {
+  { 0.306, 0.475, 0.655 },   /* blue */
+  { 0.949, 0.557, 0.169 },   /* orange */
+  { 0.349, 0.631, 0.310 },   /* green */
+  { 0.690, 0.478, 0.631 },   /* purple */
+  { 0.882, 0.341, 0.349 },   /* red */
+};
+static const Rgb idle_color = { 0.93, 0.93, 0.93 };
+static const Rgb series_colors[MAX_SERIES + 1] = {
+  { 0.306, 0.475, 0.655 }, { 0.949, 0.557, 0.169 }, { 0.882, 0.341, 0.349 },
+  { 0.463, 0.718, 0.698 }, { 0.349, 0.631, 0.310 }, { 0.929, 0.788, 0.282 },
+  { 0.690, 0.478, 0.631 }, { 1.000, 0.616, 0.655 }, { 0.612, 0.459, 0.373 },
+  { 0.729, 0.690, 0.675 }, { 0.400, 0.400, 0.400 },
+};
+
+/* ------------------------------------------------------------------------ */
+/* Canvas: a cairo surface writing into a PtOut (temporary file + rename). */
+
+typedef enum { FMT_PNG, FMT_SVG, FMT_PDF } Format;
+
+typedef struct {
+  Format fmt;
+  PtOut *out;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  int w, h;
+  gboolean write_failed;
+} Canvas;
+
+static cairo_status_t
+write_cb (void *closure, const unsigned char *data, unsigned int len)
+{
+  Canvas *c = closure;
+  if (fwrite (data, 1, len, c->out->fp) != len) {
+    c->write_failed = TRUE;
+    return CAIRO_STATUS_WRITE_ERROR;
+  }
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static gboolean
+format_of (const char *path, Format *fmt, GError **error)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".png"))
+    *fmt = FMT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *fmt = FMT_SVG;
+  else if (g_str_has_suffix (lower, ".pdf"))
+    *fmt = FMT_PDF;
+  else {
+    g_set_error (error, PT_ERROR, PT_ERROR_USAGE,
+                 "-o %s: the file name must end in .png, .svg or .pdf", path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+canvas_open (Canvas *c, const char *path, Format fmt, int w, int h, GError **error)
+{
+  memset (c, 0, sizeof *c);
+  c->fmt = fmt;
+  c->w = w;
+  c->h = h;
+  if ((c->out = pt_out_open (path, error)) == NULL)
+    return FALSE;
+  switch (fmt) {
+  case FMT_PNG:
+    c->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+    break;
+  case FMT_SVG:
+    c->surface = cairo_svg_surface_create_for_stream (write_cb, c, w, h);
+    break;
+  case FMT_PDF:
+    c->surface = cairo_pdf_surface_create_for_stream (write_cb, c, w, h);
+    break;
+  }
+  c->cr = cairo_create (c->surface);
+  if (cairo_status (c->cr) != CAIRO_STATUS_SUCCESS) {
+    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: cannot draw: %s", path,
+                 cairo_status_to_string (cairo_status (c->cr)));
+    return FALSE;
+  }
+  cairo_set_source_rgb (c->cr, 1, 1, 1);
+  cairo_paint (c->cr);
+  cairo_select_font_face (c->cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  return TRUE;
+}
+
+static gboolean
+canvas_finish (Canvas *c, GError **error)
+{
+  cairo_status_t st = cairo_status (c->cr);
+  cairo_destroy (c->cr);
+  c->cr = NULL;
+  if (st == CAIRO_STATUS_SUCCESS) {
+    if (c->fmt == FMT_PNG)
+      st = cairo_surface_write_to_png_stream (c->surface, write_cb, c);
+    else {
+      cairo_surface_finish (c->surface);
+      st = cairo_surface_status (c->surface);
+    }
+  }
+  cairo_surface_destroy (c->surface);
+  c->surface = NULL;
+  if (st != CAIRO_STATUS_SUCCESS || c->write_failed) {
+    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: cannot write: %s", c->out->path,
+                 c->write_failed ? g_strerror (errno) : cairo_status_to_string (st));
+    return FALSE;
+  }
+  return pt_out_commit (c->out, error);
+}
+
+static void
+canvas_clear (Canvas *c)
+{
+  if (c->cr)
+    cairo_destroy (c->cr);
+  if (c->surface) {
+    /* Finishing would write to the (discarded) temporary file. */
+    cairo_surface_destroy (c->surface);
+  }
+  pt_out_free (c->out);
+  memset (c, 0, sizeof *c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text and axes */
+
+static void
+set_rgb (cairo_t *cr, Rgb c)
+{
+  cairo_set_source_rgb (cr, c.r, c.g, c.b);
+}
+
+/* Draw @s with its anchor (ax, ay) in [0,1]x[0,1] of its box at (x, y). */
+static double
+text (cairo_t *cr, double x, double y, double size, gboolean bold, double ax, double ay,
+      const char *s)
+{
+  cairo_select_font_face (cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, size);
+  cairo_text_extents_t te;
+  cairo_font_extents_t fe;
+  cairo_text_extents (cr, s, &te);
+  cairo_font_extents (cr, &fe);
+  double h = fe.ascent * 0.8;   /* cap height, roughly */
+  cairo_move_to (cr, x - te.x_advance * ax, y + h * (1 - ay));
+  cairo_show_text (cr, s);
+  return te.x_advance;
+}
+
+static double
+text_width (cairo_t *cr, double size, gboolean bold, const char *s)
+{
+  cairo_select_font_face (cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, size);
+  cairo_text_extents_t te;
+  cairo_text_extents (cr, s, &te);
+  return te.x_advance;
+}
+
+static double
+nice_step (double raw)
+{
+  if (!(raw > 0))
+    return 1;
+  double p = pow (10, floor (log10 (raw)));
+  double m = raw / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+/* A number with @decimals, trailing zeros trimmed. */
+static char *
+num (double v, int decimals)
+{
+  char *s = g_strdup_printf ("%.*f", MAX (decimals, 0), v);
+  if (strchr (s, '.') != NULL) {
+    char *e = s + strlen (s);
+    while (e[-1] == '0')
+      *--e = '\0';
+    if (e[-1] == '.')
+      e[-1] = '\0';
+  }
+  if (strcmp (s, "-0") == 0)
+    s[0] = '0', s[1] = '\0';
+  return s;
+}
+
+typedef struct {
+  guint64 from, to;    /* ns */
+  double x0, x1;       /* device */
+} TimeAxis;
+
+static inline double
+x_of (const TimeAxis *a, guint64 t)
+{
+  return a->x0 + ((double) t - (double) a->from) / (double) (a->to - a->from) * (a->x1 - a->x0);
+}
+
+static inline double
+x_of_d (const TimeAxis *a, double t)
+{
+  return a->x0 + (t - (double) a->from) / (double) (a->to - a->from) * (a->x1 - a->x0);
+}
+
+/* Ticks, labels and vertical grid lines of a time axis at y = @y (bottom of
+ * the plot area, which starts at @top), with its label below. */
+static void
+draw_time_axis (cairo_t *cr, const TimeAxis *a, double top, double y, gboolean labels)
+{
+  double span = (double) (a->to - a->from);
+  double target = MAX ((a->x1 - a->x0) / 110.0, 2.0);
+  double step = MAX (nice_step (span / target), 1.0);
+  static const struct { double ns; const char *name; } units[] = {
+    { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" },
+  };
+  guint u = 0;
+  while (u + 1 < G_N_ELEMENTS (units) && step < units[u].ns / 10)
+    u++;
+  double unit = units[u].ns;
+  int decimals = (int) ceil (-log10 (step / unit) - 1e-9);
+  /* Far from 0, label offsets from a round origin. */
+  double origin = 0;
+  if (a->from > 0 && span < 0.01 * (double) a->to) {
+    double big = step * 10;
+    origin = floor ((double) a->from / big) * big;
+  }
+  cairo_set_line_width (cr, 1);
+  double first = ceil ((double) a->from / step) * step;
+  for (double t = first; t <= (double) a->to + step * 1e-9; t += step) {
+    double x = round (x_of_d (a, t)) + 0.5;
+    cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+    cairo_move_to (cr, x, top);
+    cairo_line_to (cr, x, y);
+    cairo_stroke (cr);
+    cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+    cairo_move_to (cr, x, y);
+    cairo_line_to (cr, x, y + 5);
+    cairo_stroke (cr);
+    if (labels) {
+      g_autofree char *l = num ((t - origin) / unit, decimals);
+      text (cr, x, y + 8, 11, FALSE, 0.5, 0, l);
+    }
+  }
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  cairo_move_to (cr, a->x0, y + 0.5);
+  cairo_line_to (cr, a->x1, y + 0.5);
+  cairo_stroke (cr);
+  if (labels) {
+    g_autofree char *label = NULL;
+    if (origin > 0) {
+      char b[PT_SECONDS_LEN];
+      g_autofree char *o = g_strdup (pt_seconds (b, (guint64) origin));
+      char *e = o + strlen (o);
+      while (e[-1] == '0')
+        *--e = '\0';
+      if (e[-1] == '.')
+        e[-1] = '\0';
+      label = g_strdup_printf ("time (%s after %s s)", units[u].name, o);
+    } else {
+      label = g_strdup_printf ("time (%s)", units[u].name);
+    }
+    text (cr, (a->x0 + a->x1) / 2, y + 28, 12, FALSE, 0.5, 0, label);
+  }
+}
+
+/* SI prefix for values up to @vmax: returns the divisor and sets @prefix. */
+static double
+si_scale (double vmax, const char **prefix)
+{
+  static const struct { double f; const char *p; } si[] = {
+    { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" }, { 1, "" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (si); i++)
+    if (vmax >= si[i].f * 1.5 || si[i].f == 1) {
+      *prefix = si[i].p;
+      return si[i].f;
+    }
+  *prefix = "";
+  return 1;
+}
+
+typedef struct {
+  double vmax;
+  double y0, y1;       /* device: bottom (value 0), top (vmax) */
+} ValueAxis;
+
+static inline double
+y_of (const ValueAxis *a, double v)
+{
+  return a->y0 - v / a->vmax * (a->y0 - a->y1);
+}
+
+/* Y axis at x = @x with horizontal grid lines to @right; @unit like "B/s". */
+static void
+draw_value_axis (cairo_t *cr, ValueAxis *a, double x, double right, const char *quantity,
+                 const char *unit, gboolean labels)
+{
+  const char *prefix;
+  double scale = si_scale (a->vmax, &prefix);
+  double step = nice_step (a->vmax / MAX ((a->y0 - a->y1) / 45.0, 2.0));
+  /* Round vmax up to a whole step. */
+  a->vmax = ceil (a->vmax / step - 1e-9) * step;
+  int decimals = (int) ceil (-log10 (step / scale) - 1e-9);
+  cairo_set_line_width (cr, 1);
+  for (double v = 0; v <= a->vmax + step * 1e-9; v += step) {
+    double y = round (y_of (a, v)) + 0.5;
+    cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+    cairo_move_to (cr, x, y);
+    cairo_line_to (cr, right, y);
+    cairo_stroke (cr);
+    cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+    cairo_move_to (cr, x - 5, y);
+    cairo_line_to (cr, x, y);
+    cairo_stroke (cr);
+    if (labels) {
+      g_autofree char *l = num (v / scale, decimals);
+      text (cr, x - 8, y, 11, FALSE, 1, 0.5, l);
+    }
+  }
+  cairo_move_to (cr, x + 0.5, a->y0);
+  cairo_line_to (cr, x + 0.5, a->y1);
+  cairo_stroke (cr);
+  if (!labels)
+    return;
+  g_autofree char *label = g_strdup_printf ("%s (%s%s)", quantity, prefix, unit);
+  cairo_save (cr);
+  cairo_translate (cr, x - 62, (a->y0 + a->y1) / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  text (cr, 0, 0, 12, FALSE, 0.5, 0.5, label);
+  cairo_restore (cr);
+}
+
+static void
+legend_box (cairo_t *cr, double *x, double y, Rgb c, const char *label, gboolean line)
+{
+  set_rgb (cr, c);
+  if (line) {
+    cairo_set_line_width (cr, 2);
+    cairo_move_to (cr, *x, y);
+    cairo_line_to (cr, *x + 14, y);
+    cairo_stroke (cr);
+  } else {
+    cairo_rectangle (cr, *x, y - 6, 14, 12);
+    cairo_fill (cr);
+  }
+  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+  *x += 20 + text (cr, *x + 20, y, 11, FALSE, 0, 0.5, label) + 18;
+}
+
+static double
+legend_width (cairo_t *cr, const char *label)
+{
+  return 20 + text_width (cr, 11, FALSE, label) + 18;
+}
+
+static void
+title (Canvas *c, const char *main, const char *sub)
+{
+  cairo_set_source_rgb (c->cr, 0.1, 0.1, 0.1);
+  text (c->cr, 20, 18, 15, TRUE, 0, 0, main);
+  cairo_set_source_rgb (c->cr, 0.35, 0.35, 0.35);
+  text (c->cr, 20, 40, 11, FALSE, 0, 0, sub);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time-space diagram: bins per row and pixel column. */
+
+typedef struct {
+  guint64 a, b;        /* ns */
+  guint32 rank;
+  guint32 kind;
+} Interval;
+
+typedef struct {
+  float x0, y0, x1, y1;
+} Line;
+
+typedef struct {
+  guint n;             /* processes */
+  guint rows;          /* n, or fewer when ranks share a row */
+  guint cols;
+  TimeAxis axis;
+  float *cov;          /* [rows][cols][N_KINDS]: ns covered / column width / ranks in row */
+  gboolean used[N_KINDS];
+} Bins;
+
+static inline guint
+row_of (const Bins *b, guint rank)
+{
+  return (guint) ((guint64) rank * b->rows / b->n);
+}
+
+static guint
+row_ranks (const Bins *b, guint row, guint *first)
+{
+  /* ranks r with floor(r * rows / n) == row */
+  guint lo = (guint) (((guint64) row * b->n + b->rows - 1) / b->rows);
+  guint hi = (guint) (((guint64) (row + 1) * b->n + b->rows - 1) / b->rows);
+  *first = lo;
+  return hi - lo;
+}
+
+static void
+bins_add (Bins *b, guint rank, guint kind, guint64 t0, guint64 t1)
+{
+  if (t1 <= b->axis.from || t0 >= b->axis.to || t1 <= t0)
+    return;
+  t0 = MAX (t0, b->axis.from);
+  t1 = MIN (t1, b->axis.to);
+  double colw = (double) (b->axis.to - b->axis.from) / b->cols;
+  double x0 = (double) (t0 - b->axis.from) / colw, x1 = (double) (t1 - b->axis.from) / colw;
+  guint c0 = (guint) x0, c1 = MIN ((guint) ceil (x1), b->cols);
+  float *row = b->cov + (gsize) row_of (b, rank) * b->cols * N_KINDS;
+  for (guint c = c0; c < c1; c++) {
+    double lo = MAX (x0, (double) c), hi = MIN (x1, (double) c + 1);
+    if (hi > lo)
+      row[(gsize) c * N_KINDS + kind] += (float) (hi - lo);
+  }
+  b->used[kind] = TRUE;
+}
+
+/* Stacked columns; runs of columns with the same heights become one
+ * rectangle per kind (keeps SVG and PDF small). */
+static void
+draw_bins (cairo_t *cr, const Bins *b, double top, double row_h, double bar_frac)
+{
+  double colw = (b->axis.x1 - b->axis.x0) / b->cols;
+  double bar_h = row_h * bar_frac;
+  for (guint row = 0; row < b->rows; row++) {
+    guint first;
+    guint k = row_ranks (b, row, &first);
+    double yb = top + row * row_h + (row_h + bar_h) / 2;   /* bottom of the bar */
+    set_rgb (cr, idle_color);
+    cairo_rectangle (cr, b->axis.x0, yb - bar_h, b->axis.x1 - b->axis.x0, bar_h);
+    cairo_fill (cr);
+    const float *cov = b->cov + (gsize) row * b->cols * N_KINDS;
+    int q[N_KINDS], prev[N_KINDS];
+    guint run_start = 0;
+    for (guint c = 0; c <= b->cols; c++) {
+      if (c < b->cols) {
+        double sum = 0;
+        for (guint j = 0; j < N_KINDS; j++)
+          sum += cov[(gsize) c * N_KINDS + j];
+        double norm = MAX (sum, (double) k);   /* fractions of the column, at most 1 */
+        for (guint j = 0; j < N_KINDS; j++)
+          q[j] = (int) lround (cov[(gsize) c * N_KINDS + j] / norm * bar_h * 4);  /* 1/4 px */
+      }
+      gboolean same = c > 0 && c < b->cols && memcmp (q, prev, sizeof q) == 0;
+      if (c > 0 && !same) {
+        /* Draw the run [run_start, c) with heights prev. */
+        double x0 = b->axis.x0 + run_start * colw, w = (c - run_start) * colw;
+        double y = yb;
+        for (guint j = 0; j < N_KINDS; j++) {
+          if (prev[j] == 0)
+            continue;
+          double hgt = prev[j] / 4.0;
+          set_rgb (cr, kind_colors[j]);
+          cairo_rectangle (cr, x0, y - hgt, w, hgt);
+          cairo_fill (cr);
+          y -= hgt;
+        }
+        run_start = c;
+      }
+      if (c < b->cols)
+        memcpy (prev, q, sizeof q);
+    }
+  }
+}
+
+static void
+draw_row_labels (cairo_t *cr, const Bins *b, double top, double row_h, double x)
+{
+  guint every = 1;
+  while (row_h * every < 13)
+    every++;
+  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+  for (guint row = 0; row < b->rows; row += every) {
+    guint first;
+    guint k = row_ranks (b, row, &first);
+    g_autofree char *l = k == 1 ? g_strdup_printf ("rank %u", first)
+                                : g_strdup_printf ("ranks %u-%u", first, first + k - 1);
+    text (cr, x, top + (row + 0.5) * row_h, MIN (11, row_h * every * 0.8), FALSE, 1, 0.5, l);
+  }
+}
+
+static void
+draw_lines (cairo_t *cr, PtiSorter *lines, guint64 n, GError **error)
+{
+  gboolean arrows = n <= 400;
+  cairo_set_line_width (cr, n > 1000 ? 0.5 : 0.9);
+  cairo_set_source_rgba (cr, 0.12, 0.12, 0.12, n > 1000 ? 0.3 : 0.75);
+  pti_sorter_rewind (lines);
+  const Line *l;
+  while ((l = pti_sorter_next (lines, error)) != NULL) {
+    cairo_move_to (cr, l->x0, l->y0);
+    cairo_line_to (cr, l->x1, l->y1);
+    cairo_stroke (cr);
+    if (arrows) {
+      double dx = l->x1 - l->x0, dy = l->y1 - l->y0, len = hypot (dx, dy);
+      if (len > 8) {
+        dx /= len;
+        dy /= len;
+        cairo_move_to (cr, l->x1, l->y1);
+        cairo_line_to (cr, l->x1 - 7 * dx - 3 * dy, l->y1 - 7 * dy + 3 * dx);
+        cairo_line_to (cr, l->x1 - 7 * dx + 3 * dy, l->y1 - 7 * dy - 3 * dx);
+        cairo_close_path (cr);
+        cairo_fill (cr);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading the trace */
+
+typedef struct {
+  guint64 msg;
+  guint64 time;
+  double value;
+  guint32 rank;
+  guint32 pad;
+  guint64 seq;
+} BaRec;
+
+static int
+cmp_ba_msg (const void *pa, const void *pb)
+{
+  const BaRec *a = pa, *b = pb;
+  if (a->msg != b->msg)
+    return a->msg < b->msg ? -1 : 1;
+  if (a->time != b->time)
+    return a->time < b->time ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+typedef struct {
+  guint64 time;
+  double value;
+  double series;       /* link id, or 0 */
+  guint32 type;
+  guint32 pad;
+  guint64 seq;
+} KneeRec;
+
+static int
+cmp_knee (const void *pa, const void *pb)
+{
+  const KneeRec *a = pa, *b = pb;
+  if (a->time != b->time)
+    return a->time < b->time ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+typedef struct {
+  const PtOptions *o;
+  const char *trace;
+  PtiTraceReader *reader;
+  const PtiTrHeader *h;
+  guint n;
+  PtiSorter *intervals;   /* spool of Interval */
+  PtMsgJoin *join;
+  PtiSorter *ba;          /* BaRec by msg */
+  PtiSorter *knee;        /* KneeRec by time */
+  int *ba_value;          /* per record type: field index of bytes_per_s, or -1 */
+  int *ba_msg;
+  int *knee_value;        /* packets_per_s, else bytes_per_s */
+  int *knee_link;
+  gboolean knee_packets;  /* the knee values are packets/s (else bytes/s) */
+  guint64 predicted;
+  guint64 max_time;
+  guint64 events, seq;
+} Reading;
+
+static void
+reading_clear (Reading *r)
+{
+  pti_sorter_free (r->intervals);
+  pt_msgjoin_free (r->join);
+  pti_sorter_free (r->ba);
+  pti_sorter_free (r->knee);
+  g_free (r->ba_value);
+  g_free (r->ba_msg);
+  g_free (r->knee_value);
+  g_free (r->knee_link);
+  pti_trace_reader_free (r->reader);
+}
+
+static int
+field_index (const PtiTrRecordType *t, const char *name)
+{
+  for (guint i = 0; i < t->n_fields; i++)
+    if (strcmp (t->fields[i], name) == 0)
+      return (int) i;
+  return -1;
+}
+
+static gboolean
+record_number (Reading *r, const PtiTrItem *item, int field, double *v, GError **error)
+{
+  const PtiTrRecordType *t = &r->h->records[item->record.type];
+  const char *text = item->record.values[field];
+  if (!pti_tr_parse_number (text, v)) {
+    pti_trace_reader_error_at (r->reader, item->line, item->element, error, "record <%s> %s=\"%s\" is not a number",
+                               t->name, t->fields[field], text);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_trace (Reading *r, gboolean want_ba, gboolean want_knee, GError **error)
+{
+  const PtOptions *o = r->o;
+  if ((r->reader = pti_trace_reader_open (r->trace, error)) == NULL)
+    return FALSE;
+  r->h = pti_trace_reader_header (r->reader);
+  r->n = r->h->n_processes;
+  guint nt = r->h->n_records;
+  r->ba_value = g_new (int, MAX (nt, 1));
+  r->ba_msg = g_new (int, MAX (nt, 1));
+  r->knee_value = g_new (int, MAX (nt, 1));
+  r->knee_link = g_new (int, MAX (nt, 1));
+  gboolean any_ba = FALSE, any_knee = FALSE, packets = FALSE, bytes = FALSE;
+  for (guint t = 0; t < nt; t++) {
+    const PtiTrRecordType *rt = &r->h->records[t];
+    r->ba_value[t] = r->ba_msg[t] = r->knee_value[t] = r->knee_link[t] = -1;
+    if (strcmp (rt->name, "ba") == 0 && rt->time_field >= 0) {
+      r->ba_value[t] = field_index (rt, "bytes_per_s");
+      r->ba_msg[t] = field_index (rt, "msg");
+      if (r->ba_value[t] < 0 || r->ba_msg[t] < 0)
+        r->ba_value[t] = r->ba_msg[t] = -1;
+      any_ba |= r->ba_value[t] >= 0;
+    }
+    if (strcmp (rt->name, "knee") == 0 && rt->time_field >= 0) {
+      int p = field_index (rt, "packets_per_s"), b = field_index (rt, "bytes_per_s");
+      r->knee_value[t] = p >= 0 ? p : b;
+      r->knee_link[t] = field_index (rt, "link");
+      packets |= p >= 0;
+      bytes |= p < 0 && b >= 0;
+      any_knee |= r->knee_value[t] >= 0;
+    }
+  }
+  if (want_ba && !any_ba) {
+    g_set_error (error, PT_ERROR, PT_ERROR_INVALID,
+                 "%s: no model declares a record <ba> with fields time, msg and bytes_per_s in "
+                 "the header, so there is no bandwidth availability to plot (a contention model "
+                 "emits it; see traces/README.md)", r->trace);
+    return FALSE;
+  }
+  if (want_knee && !any_knee) {
+    g_set_error (error, PT_ERROR, PT_ERROR_INVALID,
+                 "%s: no model declares a record <knee> with fields time and packets_per_s (or "
+                 "bytes_per_s) in the header, so there is no knee capacity to plot (a contention "
+                 "model emits it; see traces/README.md)", r->trace);
+    return FALSE;
+  }
+  if (want_knee && packets && bytes) {
+    g_set_error (error, PT_ERROR, PT_ERROR_INVALID,
+                 "%s: some <knee> records give packets_per_s and others only bytes_per_s: "
+                 "cannot plot them on one axis", r->trace);
+    return FALSE;
+  }
+  r->knee_packets = packets;
+
+  gsize budget = o->memory / 4;
+  r->intervals = pti_sorter_new (sizeof (Interval), NULL, budget);
+  r->join = pt_msgjoin_new (r->trace, budget);
+  if (want_ba)
+    r->ba = pti_sorter_new (sizeof (BaRec), cmp_ba_msg, budget);
+  if (want_knee)
+    r->knee = pti_sorter_new (sizeof (KneeRec), cmp_knee, budget);
+  gboolean spans = !want_knee;   /* the knee plot needs no events */
+
+  PtiTrItem item;
+  GError *local = NULL;
+  while (pti_trace_reader_next (r->reader, &item, &local)) {
+    if (item.type == PTI_TR_ITEM_EVENT) {
+      const PtiTrEvent *e = &item.event;
+      r->events++;
+      r->max_time = MAX (r->max_time, e->end);
+      if (!spans)
+        continue;
+      Interval iv = { e->start, e->end, e->rank, K_COMPUTE };
+      if (e->kind != PTI_TR_COMPUTE) {
+        guint64 mid = e->start + e->wait;
+        if (e->wait > 0) {
+          Interval w = { e->start, mid, e->rank, K_WAIT };
+          if (!pti_sorter_add (r->intervals, &w, &local))
+            break;
+        }
+        iv.a = mid;
+        iv.kind = PTI_TR_KIND_IS_SENDER (e->kind) ? K_SEND
+                : PTI_TR_KIND_IS_MESSAGE (e->kind) ? K_RECV : K_COMPLETE;
+      }
+      if (iv.b > iv.a && !pti_sorter_add (r->intervals, &iv, &local))
+        break;
+      if (PTI_TR_KIND_IS_MESSAGE (e->kind)
+          && !pt_msgjoin_add (r->join, &item, r->seq++, &local))
+        break;
+    } else if (item.type == PTI_TR_ITEM_RECORD) {
+      guint t = item.record.type;
+      r->max_time = MAX (r->max_time, item.record.time);
+      if (want_ba && r->ba_value[t] >= 0) {
+        BaRec b = { 0 };
+        double m;
+        if (!record_number (r, &item, r->ba_value[t], &b.value, &local)
+            || !record_number (r, &item, r->ba_msg[t], &m, &local))
+          break;
+        b.msg = (guint64) m;
+        b.time = item.record.time;
+        b.rank = item.record.in_process ? item.record.rank : G_MAXUINT32;
+        b.seq = r->seq++;
+        if (!pti_sorter_add (r->ba, &b, &local))
+          break;
+      }
+      if (want_knee && r->knee_value[t] >= 0) {
+        KneeRec k = { 0 };
+        if (!record_number (r, &item, r->knee_value[t], &k.value, &local))
+          break;
+        if (r->knee_link[t] >= 0 && !record_number (r, &item, r->knee_link[t], &k.series, &local))
+          break;
+        k.time = item.record.time;
+        k.type = t;
+        k.seq = r->seq++;
+        if (!pti_sorter_add (r->knee, &k, &local))
+          break;
+      }
+    }
+  }
+  if (local != NULL) {
+    g_propagate_error (error, local);
+    return FALSE;
+  }
+  r->predicted = pti_trace_reader_summary (r->reader)->predicted;
+  r->max_time = MAX (r->max_time, r->predicted);
+  return pti_sorter_finish (r->intervals, error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time-space panel */
+
+typedef struct {
+  Bins bins;
+  double top, row_h;
+  PtiSorter *lines;       /* spool of Line */
+  guint64 messages;       /* in the window */
+  GHashTable *seen;       /* pixel keys of lines already spooled */
+} Panel;
+
+static void
+panel_clear (Panel *p)
+{
+  g_free (p->bins.cov);
+  pti_sorter_free (p->lines);
+  if (p->seen)
+    g_hash_table_unref (p->seen);
+}
+
+static gboolean
+panel_bins (Panel *p, Reading *r, GError **error)
+{
+  Bins *b = &p->bins;
+  b->cov = g_new0 (float, (gsize) b->rows * b->cols * N_KINDS);
+  pti_sorter_rewind (r->intervals);
+  const Interval *iv;
+  GError *local = NULL;
+  while ((iv = pti_sorter_next (r->intervals, &local)) != NULL)
+    bins_add (b, iv->rank, iv->kind, iv->a, iv->b);
+  if (local != NULL) {
+    g_propagate_error (error, local);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static double
+row_center (const Panel *p, guint rank)
+{
+  return p->top + (row_of (&p->bins, rank) + 0.5) * p->row_h;
+}
+
+static gboolean
+panel_line (Panel *p, guint src, guint dst, guint64 t0, guint64 t1, GError **error)
+{
+  const TimeAxis *a = &p->bins.axis;
+  if (t1 < a->from || t0 > a->to)
+    return TRUE;
+  p->messages++;
+  Line l = { (float) x_of (a, t0), (float) row_center (p, src), (float) x_of (a, t1),
+             (float) row_center (p, dst) };
+  /* Clip to the window horizontally, keeping the line's slope. */
+  if (l.x1 != l.x0) {
+    double lo = a->x0, hi = a->x1;
+    double s = (l.y1 - l.y0) / (l.x1 - l.x0);
+    if (l.x0 < lo) {
+      l.y0 += (float) (s * (lo - l.x0));
+      l.x0 = (float) lo;
+    }
+    if (l.x1 > hi) {
+      l.y1 -= (float) (s * (l.x1 - hi));
+      l.x1 = (float) hi;
+    }
+  }
+  guint64 key = ((guint64) (guint32) lround (l.x0 * 2) << 44) ^ ((guint64) (guint32) lround (l.x1 * 2) << 24)
+                ^ ((guint64) (guint32) lround (l.y0 * 2) << 12) ^ (guint64) (guint32) lround (l.y1 * 2);
+  if (g_hash_table_size (p->seen) < 4000000) {
+    if (g_hash_table_contains (p->seen, &key))
+      return TRUE;
+    guint64 *k = g_new (guint64, 1);
+    *k = key;
+    g_hash_table_add (p->seen, k);
+  }
+  if (pti_sorter_count (p->lines) >= MAX_LINES)
+    return TRUE;   /* counted, not drawn */
+  return pti_sorter_add (p->lines, &l, error);
+}
+
+static gboolean
+panel_message (Panel *p, const PtMessage *m, GError **error)
+{
+  return panel_line (p, m->send.rank, m->recv.rank, pt_msg_psend (m), pt_msg_precv (m), error);
+}
+
+static gboolean
+panel_on_message (const PtMessage *m, gpointer data, GError **error)
+{
+  return panel_message (data, m, error);
+}
+
+/* Rows and geometry for @n processes in @avail_h pixels. */
+static void
+panel_layout (Panel *p, guint n, double top, double avail_h)
+{
+  p->bins.n = MAX (n, 1);
+  guint rows = MAX (n, 1);
+  guint max_rows = (guint) MAX (avail_h / 3, 1);
+  if (rows > max_rows)
+    rows = max_rows;
+  p->bins.rows = rows;
+  p->top = top;
+  p->row_h = avail_h / rows;
+}
+
+static void
+panel_draw (cairo_t *cr, Panel *p, double label_x, GError **error)
+{
+  draw_bins (cr, &p->bins, p->top, p->row_h, p->row_h >= 8 ? 0.62 : 0.85);
+  draw_row_labels (cr, &p->bins, p->top, p->row_h, label_x);
+  if (p->messages <= MAX_LINES)
+    draw_lines (cr, p->lines, p->messages, error);
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  int w, h;
+  double left, right, top, bottom;
+} Geometry;
+
+static char *
+window_text (guint64 from, guint64 to, guint64 predicted)
+{
+  char a[PT_SECONDS_LEN], b[PT_SECONDS_LEN], c[PT_SECONDS_LEN];
+  return g_strdup_printf ("%s s to %s s of %s s predicted", pt_seconds (a, from), pt_seconds (b, to),
+                          pt_seconds (c, predicted));
+}
+
+/* A time for people: "22.113 s", "150 \xc2\xb5s", "302.5 ms". */
+static char *
+human_time (guint64 ns)
+{
+  static const struct { double ns; const char *name; } units[] = {
+    { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" },
+  };
+  guint u = 0;
+  while (u + 1 < G_N_ELEMENTS (units) && (double) ns < units[u].ns)
+    u++;
+  g_autofree char *v = num ((double) ns / units[u].ns, ns == 0 ? 0 : 6);
+  return g_strdup_printf ("%s %s", v, units[u].name);
+}
+
+static int
+plot_timespace (Reading *r, Format fmt, GError **error)
+{
+  const PtOptions *o = r->o;
+  guint64 from = o->have_from ? o->from : 0;
+  guint64 to = o->have_to ? o->to : MAX (r->max_time, from + 1);
+  if (to <= from) {
+    g_set_error (error, PT_ERROR, PT_ERROR_USAGE,
+                 "--from is after the end of the trace (%.9f s)", r->max_time / 1e9);
+    return PT_EXIT_USAGE;
+  }
+  Geometry g = { o->width ? o->width : 1400, 0, 96, 24, 62, 92 };
+  double row_h = r->n <= 16 ? 30 : r->n <= 64 ? 16 : 8;
+  double plot_h = o->height ? 0 : MIN (row_h * MAX (r->n, 1), 1200);
+  g.h = o->height ? o->height : (int) (g.top + plot_h + g.bottom);
+  plot_h = g.h - g.top - g.bottom;
+
+  Panel p = { 0 };
+  panel_layout (&p, r->n, g.top, plot_h);
+  p.bins.axis = (TimeAxis) { from, to, g.left, g.w - g.right };
+  p.bins.cols = (guint) MAX (g.w - g.left - g.right, 1);
+  p.lines = pti_sorter_new (sizeof (Line), NULL, o->memory / 4);
+  p.seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  Canvas c = { 0 };
+  int rc = PT_EXIT_FAILED;
+  GError *local = NULL;
+  g_autofree char *main = NULL, *win = NULL, *sub = NULL;
+  if (!panel_bins (&p, r, &local) || !pt_msgjoin_run (r->join, panel_on_message, &p, &local)
+      || !pti_sorter_finish (p.lines, &local))
+    goto out;
+  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+    goto out;
+  cairo_t *cr = c.cr;
+  main = g_strdup_printf ("%s on %s: time-space diagram", r->h->workload_name,
+                          r->h->system_name);
+  win = window_text (from, to, r->predicted);
+  sub = p.messages > MAX_LINES
+    ? g_strdup_printf ("%u processes; %s; %" G_GUINT64_FORMAT " messages in the window, too many "
+                       "to draw (at most %u): zoom in with --from/--to", r->n, win, p.messages,
+                       MAX_LINES)
+    : g_strdup_printf ("%u processes; %s; %" G_GUINT64_FORMAT " messages drawn", r->n, win,
+                       p.messages);
+  title (&c, main, sub);
+  draw_time_axis (cr, &p.bins.axis, g.top, g.top + plot_h, TRUE);
+  panel_draw (cr, &p, g.left - 8, &local);
+  if (local != NULL)
+    goto out;
+  /* Legend, centred under the axis label. */
+  double lw = 0;
+  for (guint k = 0; k < N_KINDS; k++)
+    if (p.bins.used[k] || k == K_COMPUTE || k == K_SEND || k == K_RECV || k == K_WAIT)
+      lw += legend_width (cr, kind_labels[k]);
+  lw += legend_width (cr, "no event") + legend_width (cr, "message");
+  double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
+  for (guint k = 0; k < N_KINDS; k++)
+    if (p.bins.used[k] || k == K_COMPUTE || k == K_SEND || k == K_RECV || k == K_WAIT)
+      legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
+  legend_box (cr, &lx, ly, idle_color, "no event", FALSE);
+  legend_box (cr, &lx, ly, (Rgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
+  if (!canvas_finish (&c, &local))
+    goto out;
+  rc = PT_EXIT_OK;
+out:
+  canvas_clear (&c);
+  panel_clear (&p);
+  if (local != NULL) {
+    rc = pt_exit_code (local);
+    g_propagate_error (error, local);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bandwidth availability per communication stage */
+
+typedef struct {
+  guint64 lsend, precv;
+  guint64 msg, seq;
+  guint64 psend;
+  guint32 src, dst;
+} MsgSpan;
+
+static int
+cmp_span (const void *pa, const void *pb)
+{
+  const MsgSpan *a = pa, *b = pb;
+  if (a->lsend != b->lsend)
+    return a->lsend < b->lsend ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* A BA value over [t0, t1) of one message, with its message's span. */
+typedef struct {
+  guint64 lsend, seq;     /* of its message: sort key */
+  guint64 t0, t1;
+  double value;
+  guint64 msg;
+} BaSeg;
+
+static int
+cmp_seg (const void *pa, const void *pb)
+{
+  const BaSeg *a = pa, *b = pb;
+  if (a->lsend != b->lsend)
+    return a->lsend < b->lsend ? -1 : 1;
+  if (a->seq != b->seq)
+    return a->seq < b->seq ? -1 : 1;
+  return a->t0 < b->t0 ? -1 : a->t0 > b->t0;
+}
+
+typedef struct {
+  guint64 begin, end;
+  guint64 number;        /* 1-based */
+  guint64 messages, with_ba;
+  double ba_min, ba_sum;
+  guint64 ba_n;
+} Stage;
+
+typedef struct {
+  Reading *r;
+  PtiSorter *spans;       /* MsgSpan by lsend */
+  PtiSorter *segs;        /* BaSeg by (lsend, seq) */
+  /* merge-join of messages (by msg) with BA records (by msg) */
+  const BaRec *ba;
+  GError *ba_error;
+} BaJoin;
+
+static gboolean
+ba_on_message (const PtMessage *m, gpointer data, GError **error)
+{
+  BaJoin *j = data;
+  MsgSpan s = { pt_msg_lsend (m), pt_msg_precv (m), m->send.msg, m->send.seq, pt_msg_psend (m),
+                m->send.rank, m->recv.rank };
+  if (!pti_sorter_add (j->spans, &s, error))
+    return FALSE;
+  /* BA records of messages with lower ids have no message: skip them. */
+  while (j->ba != NULL && j->ba->msg < m->send.msg)
+    j->ba = pti_sorter_next (j->r->ba, &j->ba_error);
+  while (j->ba != NULL && j->ba->msg == m->send.msg) {
+    BaRec cur = *j->ba;
+    j->ba = pti_sorter_next (j->r->ba, &j->ba_error);
+    guint64 t1 = (j->ba != NULL && j->ba->msg == cur.msg) ? j->ba->time : s.precv;
+    BaSeg seg = { s.lsend, s.seq, MAX (cur.time, s.lsend), MAX (t1, cur.time), cur.value, cur.msg };
+    if (seg.t1 <= seg.t0)
+      seg.t1 = seg.t0;
+    if (!pti_sorter_add (j->segs, &seg, error))
+      return FALSE;
+  }
+  if (j->ba_error != NULL) {
+    g_propagate_error (error, j->ba_error);
+    j->ba_error = NULL;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Parse --stages: "N", "N-M" or "all". */
+static gboolean
+parse_stages (const char *s, guint64 *lo, guint64 *hi, GError **error)
+{
+  if (s == NULL) {
+    *lo = 1;
+    *hi = 2;
+    return TRUE;
+  }
+  if (strcmp (s, "all") == 0) {
+    *lo = 1;
+    *hi = G_MAXUINT64;
+    return TRUE;
+  }
+  g_auto (GStrv) parts = g_strsplit (s, "-", 2);
+  guint64 a, b;
+  if (!g_ascii_string_to_unsigned (parts[0], 10, 1, G_MAXUINT64, &a, NULL)
+      || (parts[1] != NULL && !g_ascii_string_to_unsigned (parts[1], 10, 1, G_MAXUINT64, &b, NULL))
+      || (parts[1] != NULL && b < a)) {
+    g_set_error (error, PT_ERROR, PT_ERROR_USAGE, "--stages %s: expected N, N-M or all", s);
+    return FALSE;
+  }
+  *lo = a;
+  *hi = parts[1] != NULL ? b : a;
+  return TRUE;
+}
+
+/* One column of the figure: the time-space diagram of [from, to] on top,
+ * the BA values of the same window below, stage bands across both. */
+typedef struct {
+  Reading *r;
+  BaJoin *j;
+  PtiSorter *stages;
+  const Geometry *g;
+  double ts_h, gap, ba_h;
+  double vmax;
+  guint64 shown;
+  gboolean used[N_KINDS];
+} BaFigure;
+
+static gboolean
+ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double x1,
+           gboolean first, const char *heading, GError **error)
+{
+  Reading *r = f->r;
+  const Geometry *g = f->g;
+  double top = g->top + (heading ? 22 : 0);
+  double ba_top = top + f->ts_h + f->gap, ba_bottom = ba_top + f->ba_h;
+  TimeAxis axis = { from, to, x0, x1 };
+  Panel p = { 0 };
+  panel_layout (&p, r->n, top, f->ts_h);
+  p.bins.axis = axis;
+  p.bins.cols = (guint) MAX (x1 - x0, 1);
+  p.lines = pti_sorter_new (sizeof (Line), NULL, r->o->memory / 8);
+  p.seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  gboolean ok = FALSE;
+  GError *local = NULL;
+  if (!panel_bins (&p, r, &local))
+    goto out;
+  const MsgSpan *m;
+  pti_sorter_rewind (f->j->spans);
+  while ((m = pti_sorter_next (f->j->spans, &local)) != NULL)
+    if (!panel_line (&p, m->src, m->dst, m->psend, m->precv, &local))
+      goto out;
+  if (local != NULL || !pti_sorter_finish (p.lines, &local))
+    goto out;
+  for (guint k = 0; k < N_KINDS; k++)
+    f->used[k] |= p.bins.used[k];
+
+  if (heading != NULL) {
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    text (cr, (x0 + x1) / 2, g->top, 12, TRUE, 0.5, 0, heading);
+  }
+  /* Stage bands, with the stage's numbers. */
+  const Stage *s;
+  guint64 i = 0;
+  double label_end = -1;
+  pti_sorter_rewind (f->stages);
+  while ((s = pti_sorter_next (f->stages, &local)) != NULL) {
+    i++;
+    if (s->end < from || s->begin > to)
+      continue;
+    double sx0 = MAX (x_of (&axis, s->begin), x0), sx1 = MIN (x_of (&axis, s->end), x1);
+    cairo_set_source_rgba (cr, 0.98, 0.93, 0.78, 0.9);
+    cairo_rectangle (cr, sx0, ba_top, MAX (sx1 - sx0, 1), f->ba_h);
+    cairo_fill (cr);
+    cairo_set_source_rgba (cr, 0.85, 0.65, 0.2, 0.9);
+    cairo_set_line_width (cr, 1);
+    cairo_rectangle (cr, round (sx0) + 0.5, top - 4.5, MAX (round (sx1 - sx0), 1), f->ts_h + 8);
+    cairo_stroke (cr);
+    const char *prefix;
+    double scale = si_scale (s->ba_min, &prefix);
+    g_autofree char *l1 = g_strdup_printf ("stage %" G_GUINT64_FORMAT, i);
+    g_autofree char *mn = num (s->ba_min / scale, 1);
+    g_autofree char *mean = num (s->ba_sum / MAX (s->ba_n, 1) / scale, 1);
+    g_autofree char *l2 = g_strdup_printf ("%" G_GUINT64_FORMAT " message%s", s->messages,
+                                           s->messages == 1 ? "" : "s");
+    g_autofree char *l3 = g_strdup_printf ("BA min %s, mean %s %sB/s", mn, mean, prefix);
+    double cx = (sx0 + sx1) / 2;
+    double w = MAX (text_width (cr, 10, FALSE, l3), text_width (cr, 11, TRUE, l1));
+    cx = CLAMP (cx, x0 + w / 2 + 2, x1 - w / 2 - 2);
+    if (heading == NULL && cx - w / 2 > label_end + 6) {
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.85);
+      cairo_rectangle (cr, cx - w / 2 - 4, ba_top + 3, w + 8, 45);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.45, 0.3, 0.0);
+      text (cr, cx, ba_top + 6, 11, TRUE, 0.5, 0, l1);
+      text (cr, cx, ba_top + 21, 10, FALSE, 0.5, 0, l2);
+      text (cr, cx, ba_top + 35, 10, FALSE, 0.5, 0, l3);
+      label_end = cx + w / 2;
+    }
+  }
+  if (local != NULL)
+    goto out;
+
+  draw_time_axis (cr, &axis, top, top + f->ts_h, FALSE);
+  draw_bins (cr, &p.bins, p.top, p.row_h, p.row_h >= 8 ? 0.62 : 0.85);
+  if (first)
+    draw_row_labels (cr, &p.bins, p.top, p.row_h, x0 - 8);
+  if (p.messages <= MAX_LINES)
+    draw_lines (cr, p.lines, p.messages, &local);
+  if (local != NULL)
+    goto out;
+
+  ValueAxis va = { f->vmax, ba_bottom, ba_top };
+  /* Labels on the first column only; the others share its scale. */
+  draw_value_axis (cr, &va, x0, x1, "bandwidth availability", "B/s", first);
+  draw_time_axis (cr, &axis, ba_top, ba_bottom, TRUE);
+  cairo_save (cr);
+  cairo_rectangle (cr, x0, ba_top, x1 - x0, f->ba_h);
+  cairo_clip (cr);
+  const BaSeg *seg;
+  pti_sorter_rewind (f->j->segs);
+  while ((seg = pti_sorter_next (f->j->segs, &local)) != NULL) {
+    if (seg->t1 < from || seg->t0 > to)
+      continue;
+    f->shown++;
+    double sx0 = x_of (&axis, seg->t0), sx1 = MAX (x_of (&axis, seg->t1), sx0 + 1);
+    double y = y_of (&va, seg->value);
+    set_rgb (cr, kind_colors[K_COMPUTE]);
+    cairo_set_line_width (cr, 2.2);
+    cairo_move_to (cr, sx0, y);
+    cairo_line_to (cr, sx1, y);
+    cairo_stroke (cr);
+    cairo_arc (cr, sx0, y, 2.8, 0, 2 * G_PI);
+    cairo_fill (cr);
+  }
+  cairo_restore (cr);
+  if (local != NULL)
+    goto out;
+  ok = TRUE;
+out:
+  panel_clear (&p);
+  if (local != NULL)
+    g_propagate_error (error, local);
+  return ok;
+}
+
+static int
+plot_ba (Reading *r, Format fmt, GError **error)
+{
+  const PtOptions *o = r->o;
+  gsize budget = o->memory / 4;
+  guint64 st_lo, st_hi;
+  if (!parse_stages (o->stages, &st_lo, &st_hi, error))
+    return PT_EXIT_USAGE;
+  BaJoin j = { r, pti_sorter_new (sizeof (MsgSpan), cmp_span, budget),
+               pti_sorter_new (sizeof (BaSeg), cmp_seg, budget), NULL, NULL };
+  PtiSorter *stages = pti_sorter_new (sizeof (Stage), NULL, budget);
+  Canvas c = { 0 };
+  int rc = PT_EXIT_FAILED;
+  GError *local = NULL;
+  g_autofree char *main = NULL, *which = NULL, *sub = NULL;
+  char *headings[4] = { NULL, NULL, NULL, NULL };
+
+  if (!pti_sorter_finish (r->ba, &local))
+    goto out;
+  j.ba = pti_sorter_next (r->ba, &local);
+  if (local != NULL || !pt_msgjoin_run (r->join, ba_on_message, &j, &local)
+      || !pti_sorter_finish (j.spans, &local) || !pti_sorter_finish (j.segs, &local))
+    goto out;
+  if (pti_sorter_count (j.segs) == 0) {
+    g_set_error (&local, PT_ERROR, PT_ERROR_INVALID,
+                 "%s: the trace has no <ba> record of a message it holds: nothing to plot",
+                 r->trace);
+    goto out;
+  }
+
+  /* Stages with BA values: sweep the messages by start; the BA segments
+   * come in the same order. */
+  {
+    Stage cur = { 0 };
+    gboolean open = FALSE;
+    guint64 number = 0;
+    pti_sorter_rewind (j.segs);
+    const BaSeg *seg = pti_sorter_next (j.segs, &local);
+    const MsgSpan *m;
+    while ((m = pti_sorter_next (j.spans, &local)) != NULL) {
+      if (!open || m->lsend > cur.end) {
+        if (open && cur.ba_n > 0 && !pti_sorter_add (stages, &cur, &local))
+          goto out;
+        number++;
+        cur = (Stage) { m->lsend, m->precv, number, 0, 0, G_MAXDOUBLE, 0, 0 };
+        open = TRUE;
+      }
+      cur.end = MAX (cur.end, m->precv);
+      cur.messages++;
+      while (seg != NULL && (seg->lsend < m->lsend || (seg->lsend == m->lsend && seg->seq <= m->seq))) {
+        if (seg->seq == m->seq) {
+          cur.ba_min = MIN (cur.ba_min, seg->value);
+          cur.ba_sum += seg->value;
+          cur.ba_n++;
+        }
+        seg = pti_sorter_next (j.segs, &local);
+      }
+    }
+    if (local != NULL)
+      goto out;
+    if (open && cur.ba_n > 0 && !pti_sorter_add (stages, &cur, &local))
+      goto out;
+  }
+  if (!pti_sorter_finish (stages, &local))
+    goto out;
+  guint64 n_stages = pti_sorter_count (stages);
+
+  /* Columns: one per selected stage (at most 4), or one window. */
+  guint64 wins[4][2];
+  guint ncols = 0;
+  if (o->have_from || o->have_to) {
+    wins[0][0] = o->have_from ? o->from : 0;
+    wins[0][1] = o->have_to ? o->to : r->max_time;
+    ncols = 1;
+    which = g_strdup ("time window of --from/--to");
+  } else {
+    if (st_lo > n_stages) {
+      g_set_error (&local, PT_ERROR, PT_ERROR_USAGE,
+                   "--stages: the trace has %" G_GUINT64_FORMAT " communication stage%s with "
+                   "bandwidth records", n_stages, n_stages == 1 ? "" : "s");
+      rc = PT_EXIT_USAGE;
+      goto out;
+    }
+    guint64 hi = MIN (st_hi, n_stages);
+    if (hi - st_lo + 1 <= 4) {
+      for (guint64 s = st_lo; s <= hi; s++) {
+        Stage st;
+        if (!pti_sorter_get (stages, s - 1, &st, &local))
+          goto out;
+        guint64 pad = MAX ((st.end - st.begin) / 10, 1);
+        wins[ncols][0] = st.begin > pad ? st.begin - pad : 0;
+        wins[ncols][1] = st.end + pad;
+        g_autofree char *a = human_time (st.begin), *b = human_time (st.end);
+        const char *prefix;
+        double scale = si_scale (st.ba_min, &prefix);
+        g_autofree char *mn = num (st.ba_min / scale, 1);
+        g_autofree char *mean = num (st.ba_sum / MAX (st.ba_n, 1) / scale, 1);
+        headings[ncols] = g_strdup_printf ("stage %" G_GUINT64_FORMAT ": %s to %s, %"
+                                           G_GUINT64_FORMAT " message%s, BA min %s, mean %s %sB/s",
+                                           s, a, b, st.messages, st.messages == 1 ? "" : "s", mn,
+                                           mean, prefix);
+        ncols++;
+      }
+    } else {
+      Stage a, b;
+      if (!pti_sorter_get (stages, st_lo - 1, &a, &local) || !pti_sorter_get (stages, hi - 1, &b, &local))
+        goto out;
+      guint64 pad = MAX ((b.end - a.begin) / 50, 1);
+      wins[0][0] = a.begin > pad ? a.begin - pad : 0;
+      wins[0][1] = b.end + pad;
+      ncols = 1;
+    }
+    which = st_lo == hi ? g_strdup_printf ("stage %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+                                           st_lo, n_stages)
+                        : g_strdup_printf ("stages %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+                                           " of %" G_GUINT64_FORMAT, st_lo, hi, n_stages);
+  }
+  if (wins[0][1] <= wins[0][0]) {
+    g_set_error (&local, PT_ERROR, PT_ERROR_USAGE, "the time window is empty");
+    rc = PT_EXIT_USAGE;
+    goto out;
+  }
+
+  /* A common BA scale over every column. */
+  double vmax = 0;
+  {
+    const BaSeg *seg;
+    pti_sorter_rewind (j.segs);
+    while ((seg = pti_sorter_next (j.segs, &local)) != NULL)
+      for (guint k = 0; k < ncols; k++)
+        if (seg->t1 >= wins[k][0] && seg->t0 <= wins[k][1])
+          vmax = MAX (vmax, seg->value);
+    if (local != NULL)
+      goto out;
+  }
+
+  Geometry g = { o->width ? o->width : 1400, o->height ? o->height : 0, 110, 24, 62, 92 };
+  double heading_h = headings[0] ? 22 : 0;
+  double ts_h = MIN (MAX (r->n * 14.0, 120), 420), gap = 40, ba_h = 300;
+  if (g.h == 0)
+    g.h = (int) (g.top + heading_h + ts_h + gap + ba_h + g.bottom);
+  else {
+    double avail = g.h - g.top - heading_h - g.bottom - gap;
+    ts_h = avail * 0.45;
+    ba_h = avail - ts_h;
+  }
+  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+    goto out;
+  cairo_t *cr = c.cr;
+  BaFigure fig = { r, &j, stages, &g, ts_h, gap, ba_h, vmax > 0 ? vmax * 1.12 : 1, 0, { FALSE } };
+  double col_gap = 36, width = (g.w - g.left - g.right - col_gap * (ncols - 1)) / ncols;
+  for (guint k = 0; k < ncols; k++) {
+    double x0 = g.left + k * (width + col_gap);
+    if (!ba_column (&fig, cr, wins[k][0], wins[k][1], x0, x0 + width, k == 0, headings[k], &local))
+      goto out;
+  }
+  main = g_strdup_printf ("%s on %s: bandwidth availability per communication stage",
+                          r->h->workload_name, r->h->system_name);
+  sub = g_strdup_printf ("%s; %" G_GUINT64_FORMAT " BA values shown; a stage is a maximal "
+                         "interval with a message in flight (send start to receive end); "
+                         "%s s predicted", which, fig.shown,
+                         pt_seconds ((char[PT_SECONDS_LEN]) { 0 }, r->predicted));
+  title (&c, main, sub);
+
+  double lw = legend_width (cr, "bandwidth availability of a message while in flight")
+              + legend_width (cr, "communication stage") + legend_width (cr, "message");
+  for (guint k = 0; k < N_KINDS; k++)
+    if (fig.used[k])
+      lw += legend_width (cr, kind_labels[k]);
+  double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
+  for (guint k = 0; k < N_KINDS; k++)
+    if (fig.used[k])
+      legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
+  legend_box (cr, &lx, ly, (Rgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
+  legend_box (cr, &lx, ly, (Rgb) { 0.98, 0.88, 0.6 }, "communication stage", FALSE);
+  legend_box (cr, &lx, ly, kind_colors[K_COMPUTE],
+              "bandwidth availability of a message while in flight", TRUE);
+  if (!canvas_finish (&c, &local))
+    goto out;
+  rc = PT_EXIT_OK;
+out:
+  for (guint k = 0; k < G_N_ELEMENTS (headings); k++)
+    g_free (headings[k]);
+  canvas_clear (&c);
+  pti_sorter_free (j.spans);
+  pti_sorter_free (j.segs);
+  pti_sorter_free (stages);
+  if (local != NULL) {
+    if (rc == PT_EXIT_FAILED)
+      rc = pt_exit_code (local);
+    g_propagate_error (error, local);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Knee capacity over time */
+
+typedef struct {
+  float min, max, first, last;
+  gboolean has;
+} Col;
+
+typedef struct {
+  guint type;
+  double link;
+  gboolean has_link;
+  Col *cols;
+  double prev;          /* value before the window */
+  gboolean has_prev;
+} Series;
+
+static int
+plot_knee (Reading *r, Format fmt, GError **error)
+{
+  const PtOptions *o = r->o;
+  GError *local = NULL;
+  if (!pti_sorter_finish (r->knee, error))
+    return PT_EXIT_FAILED;
+  if (pti_sorter_count (r->knee) == 0) {
+    g_set_error (error, PT_ERROR, PT_ERROR_INVALID, "%s: the trace has no <knee> record: nothing "
+                 "to plot", r->trace);
+    return PT_EXIT_INVALID;
+  }
+  guint64 from = o->have_from ? o->from : 0;
+  guint64 to = o->have_to ? o->to : MAX (r->max_time, from + 1);
+  if (to <= from) {
+    g_set_error (error, PT_ERROR, PT_ERROR_USAGE, "--from is after the end of the trace");
+    return PT_EXIT_USAGE;
+  }
+  Geometry g = { o->width ? o->width : 1400, o->height ? o->height : 640, 110, 24, 62, 92 };
+  TimeAxis axis = { from, to, g.left, g.w - g.right };
+  guint cols = (guint) MAX (axis.x1 - axis.x0, 1);
+  Series series[MAX_SERIES + 1];
+  guint ns = 0;
+  gboolean other = FALSE;
+  double vmax = 0;
+  const KneeRec *k;
+  pti_sorter_rewind (r->knee);
+  while ((k = pti_sorter_next (r->knee, &local)) != NULL) {
+    gboolean has_link = r->knee_link[k->type] >= 0;
+    guint s;
+    for (s = 0; s < ns; s++)
+      if (series[s].type == k->type && series[s].link == k->series)
+        break;
+    if (s == ns) {
+      if (ns < MAX_SERIES) {
+        series[ns] = (Series) { k->type, k->series, has_link, g_new0 (Col, cols), 0, FALSE };
+        ns++;
+      } else {
+        s = MAX_SERIES;   /* "other links": shares the last slot */
+        if (!other) {
+          series[MAX_SERIES] = (Series) { k->type, k->series, has_link, g_new0 (Col, cols), 0, FALSE };
+          other = TRUE;
+        }
+      }
+    }
+    Series *se = &series[s];
+    if (k->time < from) {
+      se->prev = k->value;
+      se->has_prev = TRUE;
+      continue;
+    }
+    if (k->time > to)
+      continue;
+    guint c = MIN ((guint) ((double) (k->time - from) / (double) (to - from) * cols), cols - 1);
+    Col *col = &se->cols[c];
+    float v = (float) k->value;
+    if (!col->has) {
+      *col = (Col) { v, v, v, v, TRUE };
+    } else {
+      col->min = MIN (col->min, v);
+      col->max = MAX (col->max, v);
+      col->last = v;
+    }
+    vmax = MAX (vmax, k->value);
+  }
+  guint nseries = ns + (other ? 1 : 0);
+  int rc = PT_EXIT_FAILED;
+  Canvas c = { 0 };
+  g_autofree char *main = NULL, *win = NULL, *sub = NULL;
+  if (local != NULL)
+    goto out;
+  for (guint s = 0; s < nseries; s++)
+    if (series[s].has_prev)
+      vmax = MAX (vmax, series[s].prev);
+  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+    goto out;
+  cairo_t *cr = c.cr;
+  double top = g.top, bottom = g.h - g.bottom;
+  ValueAxis va = { vmax > 0 ? vmax * 1.08 : 1, bottom, top };
+  main = g_strdup_printf ("%s on %s: knee capacity of the network", r->h->workload_name,
+                          r->h->system_name);
+  win = window_text (from, to, r->predicted);
+  sub = g_strdup_printf ("throughput of the bottleneck link%s; %s; %"
+                                          G_GUINT64_FORMAT " records",
+                                          series[0].has_link ? ", one line per link" : "", win,
+                                          pti_sorter_count (r->knee));
+  title (&c, main, sub);
+  draw_value_axis (cr, &va, g.left, g.w - g.right, "knee capacity",
+                   r->knee_packets ? "packets/s" : "B/s", TRUE);
+  draw_time_axis (cr, &axis, top, bottom, TRUE);
+  cairo_save (cr);
+  cairo_rectangle (cr, axis.x0, top, axis.x1 - axis.x0, bottom - top);
+  cairo_clip (cr);
+  double colw = (axis.x1 - axis.x0) / cols;
+  gboolean envelope = FALSE;
+  for (guint s = 0; s < nseries; s++) {
+    Series *se = &series[s];
+    Rgb col = series_colors[s];
+    /* Min-max envelope of each column. */
+    cairo_set_source_rgba (cr, col.r, col.g, col.b, 0.35);
+    for (guint i = 0; i < cols; i++)
+      if (se->cols[i].has && se->cols[i].max > se->cols[i].min) {
+        double x = axis.x0 + (i + 0.5) * colw;
+        cairo_rectangle (cr, x - colw / 2, y_of (&va, se->cols[i].max), colw,
+                         y_of (&va, se->cols[i].min) - y_of (&va, se->cols[i].max));
+      }
+    cairo_fill (cr);
+    for (guint i = 0; i < cols && !envelope; i++)
+      envelope = se->cols[i].has && se->cols[i].max > se->cols[i].min;
+    /* The value holds until the next record: a step line. */
+    set_rgb (cr, col);
+    cairo_set_line_width (cr, 1.8);
+    cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+    gboolean started = FALSE;
+    double last = 0;
+    if (se->has_prev) {
+      last = se->prev;
+      cairo_move_to (cr, axis.x0, y_of (&va, last));
+      started = TRUE;
+    }
+    for (guint i = 0; i < cols; i++) {
+      if (!se->cols[i].has)
+        continue;
+      double x = axis.x0 + (i + 0.5) * colw;
+      if (!started) {
+        cairo_move_to (cr, x, y_of (&va, se->cols[i].first));
+        started = TRUE;
+      } else {
+        cairo_line_to (cr, x, y_of (&va, last));
+        cairo_line_to (cr, x, y_of (&va, se->cols[i].first));
+      }
+      cairo_line_to (cr, x, y_of (&va, se->cols[i].last));
+      last = se->cols[i].last;
+    }
+    if (started) {
+      cairo_line_to (cr, MIN (x_of (&axis, MIN (r->max_time, to)), axis.x1), y_of (&va, last));
+      cairo_stroke (cr);
+    }
+    /* Few records: mark each. */
+    if (pti_sorter_count (r->knee) <= 300)
+      for (guint i = 0; i < cols; i++)
+        if (se->cols[i].has) {
+          double x = axis.x0 + (i + 0.5) * colw;
+          cairo_arc (cr, x, y_of (&va, se->cols[i].last), 2.6, 0, 2 * G_PI);
+          cairo_fill (cr);
+        }
+  }
+  cairo_restore (cr);
+  /* Legend */
+  {
+    double lw = 0;
+    GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+    for (guint s = 0; s < nseries; s++) {
+      char *l;
+      if (s == MAX_SERIES)
+        l = g_strdup ("other links");
+      else if (series[s].has_link) {
+        g_autofree char *id = num (series[s].link, 6);
+        l = g_strdup_printf ("link %s", id);
+      } else
+        l = g_strdup (r->h->records[series[s].type].model);
+      g_ptr_array_add (labels, l);
+      lw += legend_width (cr, l);
+    }
+    if (envelope)
+      lw += legend_width (cr, "min-max within a pixel");
+    double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
+    for (guint s = 0; s < nseries; s++)
+      legend_box (cr, &lx, ly, series_colors[s], labels->pdata[s], TRUE);
+    if (envelope)
+      legend_box (cr, &lx, ly, (Rgb) { 0.75, 0.82, 0.9 }, "min-max within a pixel", FALSE);
+    g_ptr_array_unref (labels);
+  }
+  if (!canvas_finish (&c, &local))
+    goto out;
+  rc = PT_EXIT_OK;
+out:
+  canvas_clear (&c);
+  for (guint s = 0; s < nseries; s++)
+    g_free (series[s].cols);
+  if (local != NULL) {
+    rc = pt_exit_code (local);
+    g_propagate_error (error, local);
+  }
+  return rc;
+}
+
+int
+pt_plot (const char *trace, const PtOptions *o, GError **error)
+{
+  Format fmt;
+  if (!format_of (o->output, &fmt, error))
+    return PT_EXIT_USAGE;
+  gboolean ba = strcmp (o->kind, "ba") == 0, knee = strcmp (o->kind, "knee") == 0;
+  Reading r = { 0 };
+  r.o = o;
+  r.trace = trace;
+  int rc;
+  if (!read_trace (&r, ba, knee, error))
+    rc = pt_exit_code (*error);
+  else if (ba)
+    rc = plot_ba (&r, fmt, error);
+  else if (knee)
+    rc = plot_knee (&r, fmt, error);
+  else
+    rc = plot_timespace (&r, fmt, error);
+  reading_clear (&r);
+  /* Release cairo's font caches (and the fontconfig patterns they hold):
+   * nothing is drawn after this, and leak checkers stay quiet. */
+  cairo_debug_reset_static_data ();
+  return rc;
+}

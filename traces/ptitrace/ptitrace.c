@@ -7,6 +7,7 @@
 #include "ptitrace.h"
 
 #include <locale.h>
+#include <sys/resource.h>
 #include <math.h>
 #include <string.h>
 
@@ -33,7 +34,8 @@ static const Command commands[] = {
   { "chrome", "TRACE.xml -o FILE.json",
     "Write Chrome trace-event JSON for Perfetto (ui.perfetto.dev) and chrome://tracing: one "
     "track per process, a slice per event (blocked part as a nested \"blocked\" slice), a flow "
-    "arrow per message, model records as counters.  Times in microseconds.", 1, TRUE },
+    "arrow per message (written after the slices), model records as counters.  Times in "
+    "microseconds.", 1, TRUE },
   { "summary", "TRACE.xml",
     "Print per process and in total the time in compute, send, recv, complete (finishing "
     "non-blocking requests) and wait (blocked on a peer), messages and bytes sent and "
@@ -138,12 +140,18 @@ main (int argc, char **argv)
   g_autofree char *output = NULL, *memory = NULL, *from = NULL, *to = NULL, *kind = NULL;
   g_autofree char *stages = NULL;
   int width = 0, height = 0;
-  gboolean path = FALSE;
+  gboolean path = FALSE, stats = FALSE;
   GOptionEntry output_entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       strcmp (cmd->name, "paraver") == 0
         ? "Write PREFIX.prv, PREFIX.pcf and PREFIX.row (required)"
         : "Write FILE (required)", strcmp (cmd->name, "paraver") == 0 ? "PREFIX" : "FILE" },
+    { NULL },
+  };
+  GOptionEntry stats_entries[] = {
+    { "stats", 0, 0, G_OPTION_ARG_NONE, &stats,
+      "Print to standard error the wall time (s), the peak memory (MiB) and how much was sorted "
+      "through temporary files", NULL },
     { NULL },
   };
   GOptionEntry memory_entries[] = {
@@ -176,7 +184,6 @@ main (int argc, char **argv)
     { NULL },
   };
 
-  g_autofree char *pname = g_strdup_printf ("%s %s", cmd->name, cmd->args);
   g_autoptr (GOptionContext) oc = g_option_context_new (NULL);
   g_option_context_set_summary (oc, cmd->summary);
   g_option_context_set_description (oc,
@@ -184,10 +191,11 @@ main (int argc, char **argv)
     "trace, missing model records), 1 other failure.  Errors name the trace file and line.");
   if (cmd->needs_output)
     g_option_context_add_main_entries (oc, output_entries, NULL);
-  if (strcmp (cmd->name, "chrome") != 0 && strcmp (cmd->name, "diff") != 0)
+  if (strcmp (cmd->name, "diff") != 0)
     g_option_context_add_main_entries (oc, memory_entries, NULL);
   if (strcmp (cmd->name, "plot") == 0)
     g_option_context_add_main_entries (oc, plot_entries, NULL);
+  g_option_context_add_main_entries (oc, stats_entries, NULL);
   if (strcmp (cmd->name, "summary") == 0)
     g_option_context_add_main_entries (oc, summary_entries, NULL);
 
@@ -197,7 +205,6 @@ main (int argc, char **argv)
   argc--;
   argv++;
   g_set_prgname (prog);
-  (void) pname;
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (oc, &argc, &argv, &error)) {
     fprintf (stderr, "ptitrace %s: error: %s (see ptitrace %s --help)\n", cmd->name,
@@ -248,6 +255,7 @@ main (int argc, char **argv)
   o.height = height;
   o.path = path;
 
+  gint64 t0 = g_get_monotonic_time ();
   int rc;
   if (strcmp (cmd->name, "paraver") == 0)
     rc = pt_paraver (argv[1], &o, &error);
@@ -265,6 +273,17 @@ main (int argc, char **argv)
     fprintf (stderr, "ptitrace %s: error: %s\n", cmd->name, error->message);
     if (rc == PT_EXIT_OK)
       rc = pt_exit_code (error);
+  }
+  if (stats) {
+    struct rusage ru;
+    getrusage (RUSAGE_SELF, &ru);
+    guint64 bytes, runs;
+    guint passes;
+    pti_sorter_stats (&bytes, &runs, &passes);
+    fprintf (stderr, "ptitrace %s: %.3f s, peak memory %.1f MiB, temporary files %.1f MiB "
+             "(%" G_GUINT64_FORMAT " sorted runs, %u merge passes)\n", cmd->name,
+             (g_get_monotonic_time () - t0) / 1e6, ru.ru_maxrss / 1024.0, bytes / 1048576.0, runs,
+             passes);
   }
   return rc;
 }

@@ -68,6 +68,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtOut, pt_out_free)
 char *pt_seconds (char buf[PT_SECONDS_LEN], guint64 ns);
 /* ns as microseconds with three fraction digits, "12.105" (Chrome JSON). */
 char *pt_micros (char buf[PT_SECONDS_LEN], guint64 ns);
+/* Append to a GString without printf (hot paths). */
+void pt_gs_u64 (GString *s, guint64 v);
+void pt_gs_i64 (GString *s, gint64 v);
+void pt_gs_seconds (GString *s, guint64 ns);   /* "12.000000105" */
+void pt_gs_micros (GString *s, guint64 ns);    /* "12.105" */
 /* A number of a model record field as plain decimal text with a point and
  * no exponent ("160000000.0", "-0.000001"), valid in SDDF and JSON.
  * FALSE if @text is not a number. */
@@ -106,7 +111,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtLayout, pt_layout_free)
 typedef struct {
   guint64 msg;
   guint64 seq;             /* order in the trace */
-  guint64 line;
+  guint64 line, element;   /* where in the trace (pti_trace_line_of) */
   guint32 rank, peer;
   guint64 start, end, wait;   /* ns */
   guint64 bytes;
@@ -139,8 +144,8 @@ typedef gboolean (*PtMessageFunc) (const PtMessage *m, gpointer data, GError **e
 PtMsgJoin *pt_msgjoin_new (const char *trace_path, gsize budget);
 void pt_msgjoin_free (PtMsgJoin *j);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtMsgJoin, pt_msgjoin_free)
-gboolean pt_msgjoin_add (PtMsgJoin *j, const PtiTrEvent *e, guint64 line, guint64 seq,
-                         GError **error);
+/* @item is a message event. */
+gboolean pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 seq, GError **error);
 /* Pair the ends (errors name the trace and line: a message with one end, two
  * sends, ends that disagree on peer, tag, size or protocol) and call @fn for
  * each message, by message id. */

@@ -75,7 +75,9 @@ static void
 append_char_array (GString *out, const char *s)
 {
   gsize len = strlen (s);
-  g_string_append_printf (out, "[%" G_GSIZE_FORMAT "] { ", len + 1);
+  g_string_append_c (out, '[');
+  pt_gs_u64 (out, len + 1);
+  g_string_append (out, "] { ");
   append_string (out, s);
   g_string_append (out, " }");
 }
@@ -83,8 +85,15 @@ append_char_array (GString *out, const char *s)
 static void
 append_seconds (GString *out, guint64 ns)
 {
-  char b[PT_SECONDS_LEN];
-  g_string_append (out, pt_seconds (b, ns));
+  pt_gs_seconds (out, ns);
+}
+
+/* ", V" */
+static void
+comma_u64 (GString *out, guint64 v)
+{
+  g_string_append (out, ", ");
+  pt_gs_u64 (out, v);
 }
 
 static gboolean
@@ -123,8 +132,9 @@ push_line (Sddf *s, guint64 time, guint32 proc, GError **error)
 }
 
 static gboolean
-on_event (Sddf *s, const PtiTrEvent *e, guint64 line, GError **error)
+on_event (Sddf *s, const PtiTrItem *item, GError **error)
 {
+  const PtiTrEvent *e = &item->event;
   GString *l = s->line;
   g_string_truncate (l, 0);
   switch (e->kind) {
@@ -146,16 +156,22 @@ on_event (Sddf *s, const PtiTrEvent *e, guint64 line, GError **error)
   append_seconds (l, e->start);
   g_string_append (l, ", ");
   append_seconds (l, e->end - e->start);
-  g_string_append_printf (l, ", %u", e->rank);
+  comma_u64 (l, e->rank);
   if (e->kind == PTI_TR_COMPUTE) {
     g_string_append (l, ", ");
     append_char_array (l, e->rud ? e->rud : "");
   } else if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
-    g_string_append_printf (l, ", %u, %d, %" G_GUINT64_FORMAT ".0, %" G_GUINT64_FORMAT ".0, %d, %d",
-                            e->peer, e->tag, e->bytes, e->msg,
-                            e->kind == PTI_TR_SEND || e->kind == PTI_TR_RECV, e->rendezvous ? 1 : 0);
+    comma_u64 (l, e->peer);
+    g_string_append (l, ", ");
+    pt_gs_i64 (l, e->tag);
+    comma_u64 (l, e->bytes);
+    g_string_append (l, ".0");
+    comma_u64 (l, e->msg);
+    g_string_append (l, ".0");
+    comma_u64 (l, e->kind == PTI_TR_SEND || e->kind == PTI_TR_RECV);
+    comma_u64 (l, e->rendezvous ? 1 : 0);
   } else {
-    g_string_append_printf (l, ", %d", e->kind == PTI_TR_WAITANY);
+    comma_u64 (l, e->kind == PTI_TR_WAITANY);
   }
   g_string_append (l, " };;");
   if (!push_line (s, e->start, e->rank, error))
@@ -166,11 +182,12 @@ on_event (Sddf *s, const PtiTrEvent *e, guint64 line, GError **error)
     append_seconds (l, e->start);
     g_string_append (l, ", ");
     append_seconds (l, e->wait);
-    g_string_append_printf (l, ", %u };;", e->rank);
+    comma_u64 (l, e->rank);
+    g_string_append (l, " };;");
     if (!push_line (s, e->start, e->rank, error))
       return FALSE;
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (s->join, e, line, s->seq++, error))
+  if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (s->join, item, s->seq++, error))
     return FALSE;
   return TRUE;
 }
@@ -186,7 +203,7 @@ on_record (Sddf *s, const PtiTrItem *item, GError **error)
   g_string_append (l, " { ");
   append_seconds (l, rec->time);
   if (rec->in_process)
-    g_string_append_printf (l, ", %u", rec->rank);
+    comma_u64 (l, rec->rank);
   else
     g_string_append (l, ", -1");
   for (guint f = 0; f < t->n_fields; f++) {
@@ -194,7 +211,7 @@ on_record (Sddf *s, const PtiTrItem *item, GError **error)
       continue;
     g_string_append (l, ", ");
     if (!pt_number_text (rec->values[f], l)) {
-      pti_trace_reader_error_at (s->reader, item->line, error,
+      pti_trace_reader_error_at (s->reader, item->line, item->element, error,
                                  "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
                                  rec->values[f]);
       return FALSE;
@@ -214,8 +231,14 @@ on_message (const PtMessage *m, gpointer data, GError **error)
   append_seconds (l, pt_msg_lsend (m));
   g_string_append (l, ", ");
   append_seconds (l, pt_msg_precv (m));
-  g_string_append_printf (l, ", %u, %u, %d, %" G_GUINT64_FORMAT ".0, %" G_GUINT64_FORMAT ".0 };;",
-                          m->send.rank, m->recv.rank, m->send.tag, m->send.bytes, m->send.msg);
+  comma_u64 (l, m->send.rank);
+  comma_u64 (l, m->recv.rank);
+  g_string_append (l, ", ");
+  pt_gs_i64 (l, m->send.tag);
+  comma_u64 (l, m->send.bytes);
+  g_string_append (l, ".0");
+  comma_u64 (l, m->send.msg);
+  g_string_append (l, ".0 };;");
   s->messages++;
   /* Ordered with the sender's records, after its send. */
   SddfRec r;
@@ -457,7 +480,7 @@ pt_sddf (const char *trace, const PtOptions *o, GError **error)
   while (pti_trace_reader_next (reader, &item, &local)) {
     gboolean ok = TRUE;
     if (item.type == PTI_TR_ITEM_EVENT)
-      ok = on_event (&s, &item.event, item.line, &local);
+      ok = on_event (&s, &item, &local);
     else if (item.type == PTI_TR_ITEM_RECORD)
       ok = on_record (&s, &item, &local);
     if (!ok)

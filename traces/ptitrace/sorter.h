@@ -44,4 +44,8 @@ gboolean pti_sorter_get (PtiSorter *s, guint64 index, void *out, GError **error)
 /* Whether runs were written to disk (for tests and statistics). */
 gboolean pti_sorter_spilled (const PtiSorter *s);
 
+/* Totals over every sorter of the process: bytes written to temporary
+ * files, runs written, and the largest number of merge passes of a sort. */
+void pti_sorter_stats (guint64 *bytes_written, guint64 *runs, guint *merge_passes);
+
 G_END_DECLS

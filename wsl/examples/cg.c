@@ -1,14 +1,19 @@
 /* NAS CG (NPB 3.4, MPI) as a C workload program: the same workload as cg.xml,
  * call for call (its header comment gives the event structure and the
- * operation counts), built on the WSL API.  A test checks that both predict
- * the same time with the same number of events.
+ * operation counts; it writes out the final reduce, which this program
+ * leaves to pti_mpi_reduce), built on the WSL API.  A test checks that both
+ * predict the same time with the same number of events.
  *
  *   cg [OPTIONS] SYSTEM.xml             (the options of ptieval: -D, -o, --json)
  *   cg configs/pc_cluster.xml -D class=3 -D procs=16     (class A on 16 ranks)
  *
  * Parameters (-D): class (1..8 = S, W, A, B, C, D, E, F; default 1 = S), which
  * sets the defaults of na, nonzer and niter, each of which may also be given;
- * procs (a power of two, default 16). */
+ * procs (a power of two, default 16); and, as in sweep3d.c (the program
+ * only, not cg.xml), eval_mode, how to evaluate (same prediction every
+ * way): 0 all at once, 1 with a partial evaluation after each outer
+ * iteration (memory bounded by one iteration), 2 with the timed iterations
+ * as one block under analytical repetition. */
 #include <pti/wsl.h>
 
 /* NPB's problem classes (workloads.md 4.1); shift does not change the work. */
@@ -214,6 +219,9 @@ matvec (PtiContext *ctx, const Cg *cg, const Rank *k, int r, GError **error)
 static gboolean
 outer_iteration (PtiContext *ctx, const Cg *cg, const Rank *k, int r, GError **error)
 {
+  PtiSymbols *sym = pti_context_get_symbols (ctx);
+  pti_symbols_set (sym, cg->nr, k->nr);
+  pti_symbols_set (sym, cg->nc, k->nc);
   if (!pti_use (ctx, r, cg->init, error) || !pti_use (ctx, r, cg->dot_rr, error)
       || !xchg_l (ctx, cg, k, r, 8, error))
     return FALSE;
@@ -229,37 +237,54 @@ outer_iteration (PtiContext *ctx, const Cg *cg, const Rank *k, int r, GError **e
          && pti_use (ctx, r, cg->normalize, error);
 }
 
+/* Every rank's events, phase by phase (the bcast, the warm-up with the
+ * barrier, each timed iteration, the reduce) rather than rank by rank: stage
+ * 2 does not care, and a partial evaluation between phases can then free
+ * them, so memory stays bounded by one iteration's events. */
 static gboolean
-emit_rank (PtiContext *ctx, const Cg *cg, int na, int niter, int r, GError **error)
+emit (PtiContext *ctx, const Cg *cg, const Rank *ranks, int procs, int niter, int eval_mode,
+      GError **error)
 {
-  PtiSymbols *sym = pti_context_get_symbols (ctx);
-  Rank k;
-  setup_rank (cg, na, r, &k);
-  pti_symbols_set (sym, cg->nr, k.nr);
-  pti_symbols_set (sym, cg->nc, k.nc);
-
-  if (!pti_mpi_bcast (ctx, r, 0, 4, error))      /* timeron */
+  for (int r = 0; r < procs; r++)                       /* timeron */
+    if (!pti_mpi_bcast (ctx, r, 0, 4, error))
+      return FALSE;
+  for (int r = 0; r < procs; r++)                       /* the untimed warm-up, the barrier */
+    if (!outer_iteration (ctx, cg, &ranks[r], r, error) || !pti_mpi_barrier (ctx, r, error))
+      return FALSE;
+  if (eval_mode == 1 && !pti_evaluate_partial (ctx, error))
     return FALSE;
-  for (int it = 0; it <= niter; it++) {          /* it = 0: the untimed warm-up */
-    if (!outer_iteration (ctx, cg, &k, r, error))
-      return FALSE;
-    if (it == 0 && !pti_mpi_barrier (ctx, r, error))
-      return FALSE;
+  if (eval_mode == 2 && niter > 0) {
+    for (int r = 0; r < procs; r++)
+      if (!pti_repeat_begin (ctx, r, niter, error) || !outer_iteration (ctx, cg, &ranks[r], r, error)
+          || !pti_repeat_end (ctx, r, error))
+        return FALSE;
+  } else {
+    for (int it = 1; it <= niter; it++) {
+      for (int r = 0; r < procs; r++)
+        if (!outer_iteration (ctx, cg, &ranks[r], r, error))
+          return FALSE;
+      if (eval_mode == 1 && !pti_evaluate_partial (ctx, error))
+        return FALSE;
+    }
   }
-  return pti_mpi_reduce (ctx, r, 0, 8, error);   /* the maximum time, to rank 0 */
+  for (int r = 0; r < procs; r++)                       /* the maximum time, to rank 0 */
+    if (!pti_mpi_reduce (ctx, r, 0, 8, error))
+      return FALSE;
+  return TRUE;
 }
 
 static gboolean
 build (PtiContext *ctx, gpointer user_data, GError **error)
 {
-  double cls, na, nonzer, niter, procs;
+  double cls, na, nonzer, niter, procs, eval_mode;
   if (!param (ctx, "class", 1, 1, G_N_ELEMENTS (cg_classes), &cls, error))
     return FALSE;
   int c = (int) cls - 1;
   if (!param (ctx, "na", cg_classes[c].na, 1, G_MAXINT / 2, &na, error)
       || !param (ctx, "nonzer", cg_classes[c].nonzer, 0, 1e6, &nonzer, error)
       || !param (ctx, "niter", cg_classes[c].niter, 0, 1e9, &niter, error)
-      || !param (ctx, "procs", 16, 1, 1u << 30, &procs, error))
+      || !param (ctx, "procs", 16, 1, 1u << 30, &procs, error)
+      || !param (ctx, "eval_mode", 0, 0, 2, &eval_mode, error))
     return FALSE;
   int k = 0;
   while ((double) (1u << k) < procs)
@@ -289,8 +314,11 @@ build (PtiContext *ctx, gpointer user_data, GError **error)
                 && (cg.residual = pti_rud_new (ctx, "residual", residual_rud, error)) != NULL
                 && (cg.norms = pti_rud_new (ctx, "norms", norms_rud, error)) != NULL
                 && (cg.normalize = pti_rud_new (ctx, "normalize", normalize_rud, error)) != NULL;
-  for (int r = 0; ok && r < (int) procs; r++)
-    ok = emit_rank (ctx, &cg, (int) na, (int) niter, r, error);
+  Rank *ranks = g_new (Rank, (gsize) procs);
+  for (int r = 0; r < (int) procs; r++)
+    setup_rank (&cg, (int) na, r, &ranks[r]);
+  ok = ok && emit (ctx, &cg, ranks, (int) procs, (int) niter, (int) eval_mode, error);
+  g_free (ranks);
   cg_clear (&cg);
   return ok;
 }

@@ -109,6 +109,40 @@ PTI_API void pti_context_set_workload (PtiContext *ctx, const char *name, const 
  */
 PTI_API gboolean pti_context_set_processes (PtiContext *ctx, guint n, GError **error);
 
+/**
+ * PtiPlacement:
+ * @PTI_PLACEMENT_BLOCK: rank r on the r-th processor, processors numbered
+ *   in connection order with each node's CPUs together (the default): ranks
+ *   that are neighbours share nodes.
+ * @PTI_PLACEMENT_CYCLIC: ranks dealt round-robin over the nodes: rank r on
+ *   the (r mod nodes)-th node, its (r div nodes)-th CPU.
+ */
+typedef enum {
+  PTI_PLACEMENT_BLOCK,
+  PTI_PLACEMENT_CYCLIC,
+} PtiPlacement;
+
+/**
+ * pti_context_set_placement:
+ *
+ * How pti_context_set_processes() places ranks on processors; call it
+ * before.  Processes on one node exchange messages through the node's
+ * intra-node model (a network model configured inside its <computer>) if
+ * it has one, else through its network port.
+ */
+PTI_API gboolean pti_context_set_placement (PtiContext *ctx, PtiPlacement placement, GError **error);
+
+/**
+ * pti_context_set_placement_map:
+ * @n: how many ranks @processors places (the process count to come)
+ * @processors: (array length=n): rank r goes on processor @processors[r]
+ *   (0-based, in connection order, as `ptieval --json`'s trace header lists)
+ *
+ * An explicit placement; each processor may be given once.
+ */
+PTI_API gboolean pti_context_set_placement_map (PtiContext *ctx, guint n, const guint *processors,
+                                                GError **error);
+
 /** pti_context_get_processes: Returns: the number of processes (0 before set). */
 PTI_API guint pti_context_get_processes (const PtiContext *ctx);
 

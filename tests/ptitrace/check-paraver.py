@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Structural checker of a Paraver trace (PREFIX.prv, .pcf, .row), written
+from shared/formats/paraver.md, independently of ptitrace's code.
+
+    check-paraver.py PREFIX [TRACE.xml]
+
+Checks: the header grammar (section 3) and its counts against the body, the
+communicator lines (4), every record's field count, integers only, object
+ids and the CPU/node rule (2), times within [0, FTIME] (11.6), states that
+neither overlap nor leave gaps on each thread (5.1), communications with
+both ends valid and physical send <= physical receive (5.3), records sorted
+by time (5.5), every state and event type declared in the .pcf (9), the .row
+levels and sizes (10), LF endings and no blank-with-spaces lines.  With the
+pti trace: one communication record per message of the trace, and per thread
+the time in Running equals the trace's compute time and the time in
+Synchronization its wait time (within 1 ns per event).
+Prints what it checked; exits 1 with the first problems found."""
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+errors = []
+
+
+def fail(msg):
+    errors.append(msg)
+    if len(errors) >= 20:
+        finish()
+
+
+def finish():
+    if errors:
+        for e in errors:
+            print("check-paraver: " + e, file=sys.stderr)
+        sys.exit(1)
+
+
+def read_lines(path):
+    data = open(path, "rb").read()
+    if b"\r" in data:
+        fail(f"{path}: CR characters (LF line endings only)")
+    if data and not data.endswith(b"\n"):
+        fail(f"{path}: the last line has no newline")
+    return data.decode("ascii" if path.endswith(".prv") else "utf-8").split("\n")[:-1]
+
+
+HEADER = re.compile(r"^#Paraver \(([^)]*)\):(\d+)(_ns|_us|_ms)?:(.*)$")
+
+
+def parse_header(line):
+    m = HEADER.match(line)
+    if not m:
+        fail(f"header line does not match '#Paraver (DATE):FTIME_ns:...': {line[:80]}")
+        finish()
+    ftime, unit, rest = int(m.group(2)), m.group(3), m.group(4)
+    if unit != "_ns":
+        fail("the header's time unit is not _ns")
+    # RESOURCES
+    m = re.match(r"^(\d+)(\(([\d,]+)\))?:(.*)$", rest)
+    if not m:
+        fail(f"bad resources in the header: {rest[:40]}")
+        finish()
+    nnodes = int(m.group(1))
+    cpus = [int(x) for x in m.group(3).split(",")] if m.group(3) else [1] * nnodes
+    if len(cpus) != nnodes:
+        fail(f"{nnodes} nodes but {len(cpus)} CPU counts")
+    if any(c < 1 for c in cpus):
+        fail("a node has no CPU")
+    rest = m.group(4)
+    m = re.match(r"^(\d+):(.*)$", rest)
+    nappl, rest = int(m.group(1)), m.group(2)
+    apps = []
+    for a in range(nappl):
+        m = re.match(r"^(\d+)\(([^)]*)\)(.*)$", rest)
+        if not m:
+            fail(f"application {a + 1}: bad task list")
+            finish()
+        ntasks = int(m.group(1))
+        tasks = []
+        for t in m.group(2).split(","):
+            th, node = t.split(":")
+            tasks.append((int(th), int(node)))
+        if len(tasks) != ntasks:
+            fail(f"application {a + 1}: {ntasks} tasks declared, {len(tasks)} listed")
+        for th, node in tasks:
+            if th < 1 or node < 1 or node > nnodes:
+                fail(f"application {a + 1}: a task has {th} threads on node {node}")
+        apps.append(tasks)
+        rest = m.group(3)
+        if a + 1 < nappl:
+            if not rest or rest[0] not in ",:":
+                fail("applications not separated by ',' or ':'")
+            rest = rest[1:]
+    ncomm = 0
+    if rest:
+        m = re.match(r"^,(\d+)$", rest)
+        if not m:
+            fail(f"trailing header text: {rest}")
+        else:
+            ncomm = int(m.group(1))
+    return ftime, cpus, apps, ncomm
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    prefix = sys.argv[1]
+    if prefix.endswith(".prv"):
+        prefix = prefix[:-4]
+    prv = read_lines(prefix + ".prv")
+    pcf = read_lines(prefix + ".pcf")
+    row = read_lines(prefix + ".row")
+    if not prv or not prv[0].startswith("#Paraver ("):
+        fail("the .prv does not start with '#Paraver ('")
+        finish()
+    ftime, cpus, apps, ncomm = parse_header(prv[0])
+    node_first = []
+    n = 1
+    for c in cpus:
+        node_first.append(n)
+        n += c
+    ncpus = n - 1
+    for i in range(ncomm):
+        line = prv[1 + i] if 1 + i < len(prv) else ""
+        if not re.match(r"^[cCiI]:\d+(:\d+)+$", line):
+            fail(f"communicator line {i + 1} is not a c:/i: line: {line[:60]}")
+        elif line[0] in "cC":
+            f = [int(x) for x in line.split(":")[1:]]
+            appl, ntasks, members = f[0], f[2], f[3:]
+            if appl < 1 or appl > len(apps) or len(members) != ntasks:
+                fail(f"communicator line {i + 1}: bad application or member count")
+            elif any(m < 1 or m > len(apps[appl - 1]) for m in members):
+                fail(f"communicator line {i + 1}: a member is not a task of application {appl}")
+
+    # .pcf: states and event types
+    states, types = set(), set()
+    section = None
+    in_values = False
+    for i, line in enumerate(pcf):
+        if line.strip() == "" and line != "":
+            fail(f".pcf line {i + 1}: a line of spaces only")
+        s = line.strip()
+        if s in ("DEFAULT_OPTIONS", "DEFAULT_SEMANTIC", "STATES", "STATES_COLOR", "EVENT_TYPE",
+                 "GRADIENT_COLOR", "GRADIENT_NAMES"):
+            section, in_values = s, False
+            continue
+        if not s or s.startswith("#"):
+            continue
+        if section == "STATES":
+            m = re.match(r"^(\d+)\s+\S", s)
+            if not m:
+                fail(f".pcf line {i + 1}: bad STATES line")
+            else:
+                states.add(int(m.group(1)))
+        elif section == "STATES_COLOR":
+            if not re.match(r"^\d+\s+\{\d+,\d+,\d+\}$", s):
+                fail(f".pcf line {i + 1}: bad STATES_COLOR line")
+        elif section == "EVENT_TYPE":
+            if s == "VALUES":
+                in_values = True
+                continue
+            if in_values:
+                m = re.match(r"^(-?\d+)\s+\S", s)
+                if not m or not -2**31 <= int(m.group(1)) < 2**31:
+                    fail(f".pcf line {i + 1}: bad value line")
+            else:
+                m = re.match(r"^(\d+)\s+(\d+)\s+\S", s)
+                if not m:
+                    fail(f".pcf line {i + 1}: bad event type line")
+                else:
+                    types.add(int(m.group(2)))
+
+    # .row
+    levels = {}
+    i = 0
+    while i < len(row):
+        line = row[i]
+        if line.startswith("LEVEL"):
+            m = re.match(r"^LEVEL (CPU|NODE|THREAD|TASK|APPL|WORKLOAD|SYSTEM) SIZE (\d+)$", line)
+            if not m:
+                fail(f".row line {i + 1}: bad LEVEL line: {line}")
+                i += 1
+                continue
+            size = int(m.group(2))
+            names = row[i + 1:i + 1 + size]
+            if len(names) != size:
+                fail(f".row: level {m.group(1)} has fewer than {size} names")
+            levels[m.group(1)] = size
+            i += 1 + size
+        else:
+            if line.strip():
+                fail(f".row line {i + 1}: text outside a level block")
+            i += 1
+    ntasks = sum(len(a) for a in apps)
+    nthreads = sum(th for a in apps for th, _ in a)
+    expect = {"CPU": ncpus, "NODE": len(cpus), "THREAD": nthreads, "TASK": ntasks, "APPL": len(apps)}
+    for level, size in expect.items():
+        if level in levels and levels[level] != size:
+            fail(f".row: LEVEL {level} SIZE {levels[level]}, the header has {size}")
+    for level in ("CPU", "NODE", "THREAD"):
+        if level not in levels:
+            fail(f".row: no LEVEL {level}")
+
+    # body
+    def obj(f, what, lineno):
+        cpu, appl, task, thread = f
+        if appl < 1 or appl > len(apps) or task < 1 or task > len(apps[appl - 1]):
+            fail(f".prv line {lineno}: {what}: no task {appl}:{task}")
+            return None
+        th, node = apps[appl - 1][task - 1]
+        if thread < 1 or thread > th:
+            fail(f".prv line {lineno}: {what}: no thread {appl}:{task}:{thread}")
+            return None
+        if cpu != 0 and not (node_first[node - 1] <= cpu < node_first[node - 1] + cpus[node - 1]):
+            fail(f".prv line {lineno}: {what}: CPU {cpu} is not on node {node} of task {appl}:{task}")
+        return (appl, task, thread)
+
+    intervals = {}
+    comms = 0
+    prev_time = -1
+    body = 0
+    for lineno, line in enumerate(prv[1 + ncomm:], start=2 + ncomm):
+        if line.startswith("#"):
+            continue
+        body += 1
+        if not re.match(r"^\d+(:-?\d+)+$", line):
+            fail(f".prv line {lineno}: not colon-separated integers: {line[:60]}")
+            continue
+        f = [int(x) for x in line.split(":")]
+        kind = f[0]
+        if kind == 1:
+            if len(f) != 8:
+                fail(f".prv line {lineno}: a state record has 8 fields")
+                continue
+            o = obj(f[1:5], "state", lineno)
+            begin, end, state = f[5], f[6], f[7]
+            if not 0 <= begin < end <= ftime:
+                fail(f".prv line {lineno}: state interval [{begin}, {end}) not within [0, {ftime}] "
+                     "or empty")
+            if state not in states:
+                fail(f".prv line {lineno}: state {state} not declared in the .pcf")
+            if o:
+                intervals.setdefault(o, []).append((begin, end, state))
+            t = begin
+        elif kind == 2:
+            if len(f) < 8 or len(f) % 2:
+                fail(f".prv line {lineno}: an event record has 6 + 2k fields")
+                continue
+            obj(f[1:5], "event", lineno)
+            t = f[5]
+            if not 0 <= t <= ftime:
+                fail(f".prv line {lineno}: event time {t} outside [0, {ftime}]")
+            for ty in f[6::2]:
+                if ty < 0 or ty not in types:
+                    fail(f".prv line {lineno}: event type {ty} not declared in the .pcf")
+        elif kind == 3:
+            if len(f) != 15:
+                fail(f".prv line {lineno}: a communication record has 15 fields")
+                continue
+            s = obj(f[1:5], "communication sender", lineno)
+            r = obj(f[7:11], "communication receiver", lineno)
+            lsend, psend, lrecv, precv, size = f[5], f[6], f[11], f[12], f[13]
+            if s is None or r is None:
+                fail(f".prv line {lineno}: a communication without both ends")
+            for v in (lsend, psend, lrecv, precv):
+                if not 0 <= v <= ftime:
+                    fail(f".prv line {lineno}: communication time {v} outside [0, {ftime}]")
+            if psend > precv:
+                fail(f".prv line {lineno}: physical send {psend} after physical receive {precv}")
+            if lsend > psend:
+                fail(f".prv line {lineno}: logical send after physical send")
+            if size < 0:
+                fail(f".prv line {lineno}: negative size")
+            comms += 1
+            t = lsend
+        else:
+            fail(f".prv line {lineno}: unknown record type {kind}")
+            continue
+        if t < prev_time:
+            fail(f".prv line {lineno}: records not sorted by time ({t} after {prev_time})")
+        prev_time = t
+    if body == 0:
+        fail(".prv: empty body")
+    for o, iv in sorted(intervals.items()):
+        iv.sort()
+        at = 0
+        for b, e, _ in iv:
+            if b != at:
+                fail(f"thread {o}: states {'overlap' if b < at else 'leave a gap'} at {min(b, at)}")
+                break
+            at = e
+        else:
+            if at != ftime:
+                fail(f"thread {o}: states end at {at}, not at FTIME {ftime}")
+    for a, tasks in enumerate(apps, start=1):
+        for t, (th, _) in enumerate(tasks, start=1):
+            for h in range(1, th + 1):
+                if (a, t, h) not in intervals:
+                    fail(f"thread {a}:{t}:{h} has no state")
+
+    extra = ""
+    if len(sys.argv) == 3:
+        messages = 0
+        compute, wait, nev = {}, {}, {}
+        for _, el in ET.iterparse(sys.argv[2]):
+            tag = el.tag.split("}")[-1]
+            if tag == "event" and el.get("kind") in ("send", "isend"):
+                messages += 1
+            elif tag == "process" and el.get("compute") is not None:
+                r = int(el.get("rank"))
+                compute[r] = round(float(el.get("compute")) * 1e9)
+                wait[r] = round(float(el.get("wait")) * 1e9)
+                nev[r] = int(el.get("events"))
+            el.clear()
+        if comms != messages:
+            fail(f"{comms} communication records for {messages} messages in the trace")
+        for r in compute:
+            iv = intervals.get((1, r + 1, 1), [])
+            run = sum(e - b for b, e, s in iv if s == 1)
+            sync = sum(e - b for b, e, s in iv if s == 5)
+            tol = nev[r] + 1
+            if abs(run - compute[r]) > tol:
+                fail(f"rank {r}: {run} ns Running, the trace's summary says {compute[r]} ns compute")
+            if abs(sync - wait[r]) > tol:
+                fail(f"rank {r}: {sync} ns Synchronization, the trace's summary says {wait[r]} ns wait")
+        extra = f"; {messages} messages and per-rank compute/wait agree with the trace"
+    finish()
+    print(f"check-paraver: {prefix}: ok: {len(cpus)} nodes, {ncpus} CPUs, {len(apps)} applications, "
+          f"{ntasks} tasks, {body} records ({comms} communications), FTIME {ftime} ns{extra}")
+
+
+main()

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""ptitrace end to end (TAP).
+
+    test-ptitrace.py PTITRACE
+
+Golden outputs of every format for the samples in samples/ (two real
+ptieval traces, a real halo2d trace with non-blocking messages and a
+hand-written trace with the contention model's records), regenerated with
+PTITRACE_REGENERATE=1; the structural checkers (check-paraver.py,
+check-sddf.py) on them and on a live Sweep3D trace, also through the
+external sort (--memory small: identical bytes); the JSON parses and its
+flows pair up; plots in PNG, SVG and PDF; truncated and invalid traces give
+exit 3 with FILE:LINE and leave no output; usage errors exit 2.
+Environment: PTIEVAL and PTI_SOURCE_ROOT (set by tests/meson.build) for the
+live trace; that case is skipped without them."""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLES = os.path.join(HERE, "samples")
+GOLDEN = os.path.join(HERE, "golden")
+PTITRACE = os.path.abspath(sys.argv[1])
+REGEN = os.environ.get("PTITRACE_REGENERATE") == "1"
+ENV = dict(os.environ, SOURCE_DATE_EPOCH="0", LC_ALL="C")
+# Sanitizer builds: fontconfig's configuration is never freed (lsan.supp).
+ENV["LSAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("LSAN_OPTIONS"),
+                                             "suppressions=" + os.path.join(HERE, "lsan.supp"),
+                                             "print_suppressions=0"]))
+SAMPLE_NAMES = ["pingpong", "pingpong-rendezvous", "halo2d", "contention"]
+
+tests = []
+
+
+def test(f):
+    tests.append(f)
+    return f
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def run(args, expect=0, cwd=SAMPLES):
+    p = subprocess.run([PTITRACE] + args, cwd=cwd, env=ENV, capture_output=True, text=True)
+    if expect is not None and p.returncode != expect:
+        raise Failure(f"ptitrace {' '.join(args)}: exit {p.returncode}, expected {expect}\n"
+                      f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
+    return p
+
+
+def golden(name, data):
+    path = os.path.join(GOLDEN, name)
+    if REGEN:
+        os.makedirs(GOLDEN, exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    check(os.path.exists(path), f"no golden file {name} (PTITRACE_REGENERATE=1 writes it)")
+    want = open(path, "rb").read()
+    if want != data:
+        a, b = want.decode(errors="replace").splitlines(), data.decode(errors="replace").splitlines()
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                raise Failure(f"{name}: line {i + 1} differs:\n  golden: {x[:200]}\n  output: {y[:200]}")
+        raise Failure(f"{name}: {len(b)} lines, golden {len(a)}")
+
+
+def checker(script, *args):
+    p = subprocess.run([sys.executable, os.path.join(HERE, script)] + list(args), capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise Failure(f"{script} {' '.join(args)}:\n{p.stderr}")
+    return p.stdout
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+# --------------------------------------------------------------------------
+# Golden outputs and structure, per sample
+
+
+def make_golden_test(name):
+    trace = name + ".xml"
+
+    def t(tmp):
+        prefix = os.path.join(tmp, name)
+        run(["paraver", trace, "-o", prefix])
+        for ext in ("prv", "pcf", "row"):
+            golden(f"{name}.{ext}", open(f"{prefix}.{ext}", "rb").read())
+        checker("check-paraver.py", prefix, os.path.join(SAMPLES, trace))
+        run(["sddf", trace, "-o", prefix + ".sddf"])
+        golden(f"{name}.sddf", open(prefix + ".sddf", "rb").read())
+        checker("check-sddf.py", prefix + ".sddf", os.path.join(SAMPLES, trace))
+        run(["chrome", trace, "-o", prefix + ".json"])
+        data = open(prefix + ".json", "rb").read()
+        golden(f"{name}.json", data)
+        check_chrome(json.loads(data), os.path.join(SAMPLES, trace))
+        out = run(["summary", "--path", trace]).stdout
+        golden(f"{name}.summary.txt", out.encode())
+    t.__name__ = f"golden and structure: {name}"
+    return t
+
+
+def trace_counts(path):
+    import xml.etree.ElementTree as ET
+    events = messages = 0
+    predicted = None
+    for _, el in ET.iterparse(path):
+        tag = el.tag.split("}")[-1]
+        if tag == "event":
+            events += 1
+            messages += el.get("kind") in ("send", "isend")
+        elif tag == "summary":
+            predicted = float(el.get("predicted_time"))
+        el.clear()
+    return events, messages, predicted
+
+
+def check_chrome(doc, trace):
+    events, messages, predicted = trace_counts(trace)
+    ev = doc["traceEvents"]
+    slices = [e for e in ev if e["ph"] == "X" and e.get("cat") != "blocked"]
+    check(len(slices) == events, f"{len(slices)} slices for {events} events")
+    starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+    ends = {e["id"]: e for e in ev if e["ph"] == "f"}
+    check(len(starts) == messages and len(ends) == messages and starts.keys() == ends.keys(),
+          f"flows: {len(starts)} starts, {len(ends)} ends, {messages} messages")
+    for i, f in ends.items():
+        check(f.get("bp") == "e", "a flow end does not bind to its enclosing slice")
+        check(f["ts"] >= starts[i]["ts"], f"message {i}: the flow ends before it starts")
+    for e in ev:
+        if "ts" in e:
+            check(e["ts"] >= 0 and e["ts"] + e.get("dur", 0) <= predicted * 1e6 + 1e-6,
+                  f"event outside [0, predicted]: {e}")
+    names = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    check(all(f"rank {r}" == names[r] for r in range(len([n for n in names.values()
+                                                           if n.startswith("rank")]))),
+          "process names")
+
+
+for _n in SAMPLE_NAMES:
+    test(make_golden_test(_n))
+
+
+@test
+def diff_golden(tmp):
+    """diff of two real predictions (eager vs rendezvous pingpong)"""
+    out = run(["diff", "pingpong.xml", "pingpong-rendezvous.xml"]).stdout
+    golden("pingpong.diff.txt", out.encode())
+    check("predicted time" in out and "per process" in out, "diff output lacks sections")
+    same = run(["diff", "pingpong.xml", "pingpong.xml"]).stdout
+    check("+0.000000000" in same and "-0." not in same, "a trace differs from itself")
+
+
+@test
+def summary_numbers(tmp):
+    """summary of the hand-written trace: totals worked out by hand"""
+    out = run(["summary", "contention.xml"]).stdout
+    # rank 1: compute 315 us, send 30+3, recv 2, complete 5+10, wait 10+20+5
+    row = [l for l in out.splitlines() if l.split()[:1] == ["1"]][0].split()
+    check(row[1:7] == ["0.000400000", "0.000315000", "0.000033000", "0.000002000", "0.000015000",
+                       "0.000035000"], f"rank 1: {row}")
+    check("4 messages, 13 model records" in out, "counts")
+    out = run(["summary", "pingpong.xml"]).stdout
+    check("processes on the critical path: 0 1" in out, "pingpong critical path: " + out[-300:])
+
+
+# --------------------------------------------------------------------------
+# A live trace from ptieval, through the external sort
+
+
+@test
+def live_sweep3d_external_sort(tmp):
+    """a live ptieval trace through the external sort: same bytes, checkers pass"""
+    ptieval, root = os.environ.get("PTIEVAL"), os.environ.get("PTI_SOURCE_ROOT")
+    if not ptieval or not root:
+        return "skip PTIEVAL or PTI_SOURCE_ROOT not set"
+    trace = os.path.join(tmp, "sweep3d.xml")
+    p = subprocess.run([ptieval, os.path.join(root, "configs", "pc_cluster.xml"),
+                        os.path.join(root, "wsl", "examples", "sweep3d.xml"), "-D", "iterations=2",
+                        "-o", trace], capture_output=True, text=True)
+    check(p.returncode == 0, f"ptieval failed to write the trace (exit {p.returncode}):\n{p.stderr}")
+    for cmd, out in (("paraver", "big"), ("sddf", "big.sddf")):
+        run([cmd, trace, "-o", os.path.join(tmp, out)], cwd=tmp)
+        p = run([cmd, trace, "-o", os.path.join(tmp, "small-" + out), "--memory", "100K", "--stats"],
+                cwd=tmp)
+        m = re.search(r"(\d+) sorted runs, (\d+) merge passes", p.stderr)
+        check(m and int(m.group(1)) > 64 and int(m.group(2)) >= 2,
+              f"--memory 100K did not go through a multi-pass external sort: {p.stderr}")
+    for ext in ("prv", "pcf", "row"):
+        check(open(os.path.join(tmp, "big." + ext), "rb").read()
+              == open(os.path.join(tmp, "small-big." + ext), "rb").read(), f".{ext} differs")
+    check(open(os.path.join(tmp, "big.sddf"), "rb").read()
+          == open(os.path.join(tmp, "small-big.sddf"), "rb").read(), ".sddf differs")
+    checker("check-paraver.py", os.path.join(tmp, "big"), trace)
+    checker("check-sddf.py", os.path.join(tmp, "big.sddf"), trace)
+    a = run(["summary", "--path", trace], cwd=tmp).stdout
+    b = run(["summary", "--path", trace, "--memory", "100K"], cwd=tmp).stdout
+    check(a == b, "summary differs through the external sort")
+    run(["chrome", trace, "-o", os.path.join(tmp, "big.json")], cwd=tmp)
+    check_chrome(json.load(open(os.path.join(tmp, "big.json"))), trace)
+    run(["plot", trace, "-o", os.path.join(tmp, "ts.png"), "--memory", "100K"], cwd=tmp)
+    check_png(os.path.join(tmp, "ts.png"))
+
+
+# --------------------------------------------------------------------------
+# Plots
+
+
+def check_png(path):
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path}: not a PNG")
+    w, h = struct.unpack(">II", data[16:24])
+    check(w >= 200 and h >= 150 and len(data) > 2000, f"{path}: {w}x{h}, {len(data)} bytes")
+
+
+def check_plot(path):
+    data = open(path, "rb").read()
+    if path.endswith(".png"):
+        check_png(path)
+    elif path.endswith(".svg"):
+        check(data.startswith(b"<?xml") and b"<svg" in data[:500] and data.rstrip().endswith(b"</svg>")
+              and len(data) > 2000, f"{path}: not a complete SVG")
+    else:
+        check(data.startswith(b"%PDF-") and b"%%EOF" in data[-64:] and len(data) > 1000,
+              f"{path}: not a complete PDF")
+
+
+@test
+def plots(tmp):
+    """timespace for every sample, ba and knee for the contention sample, PNG/SVG/PDF"""
+    for name in SAMPLE_NAMES:
+        for ext in ("png", "svg", "pdf"):
+            out = os.path.join(tmp, f"{name}.{ext}")
+            run(["plot", name + ".xml", "-o", out])
+            check_plot(out)
+    for kind in ("ba", "knee"):
+        for ext in ("png", "svg", "pdf"):
+            out = os.path.join(tmp, f"{kind}.{ext}")
+            run(["plot", "contention.xml", "--kind", kind, "-o", out])
+            check_plot(out)
+    out = os.path.join(tmp, "zoom.png")
+    run(["plot", "halo2d.xml", "-o", out, "--from", "0.0002", "--to", "0.0003", "--width", "800",
+         "--height", "300"])
+    check_png(out)
+    check(struct.unpack(">II", open(out, "rb").read()[16:24]) == (800, 300), "--width/--height")
+    run(["plot", "contention.xml", "--kind", "ba", "--stages", "2", "-o", out])
+    run(["plot", "contention.xml", "--kind", "ba", "--stages", "all", "-o", out])
+    run(["plot", "contention.xml", "--kind", "knee", "--from", "0.0001", "--to", "0.0003", "-o", out])
+
+
+@test
+def plots_without_records(tmp):
+    """ba and knee of a trace without those records: exit 3, a clear message, no file"""
+    for kind in ("ba", "knee"):
+        out = os.path.join(tmp, kind + ".png")
+        p = run(["plot", "pingpong.xml", "--kind", kind, "-o", out], expect=3)
+        check(f"no model declares a record <{kind}>" in p.stderr, p.stderr)
+        check(listing(tmp) == [], f"left {listing(tmp)}")
+    p = run(["plot", "contention.xml", "--kind", "ba", "--stages", "5", "-o",
+             os.path.join(tmp, "x.png")], expect=2)
+    check("has 2 communication stages" in p.stderr, p.stderr)
+
+
+# --------------------------------------------------------------------------
+# Broken input
+
+
+def variant(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def line_of(text, needle):
+    return text[:text.index(needle)].count("\n") + 1
+
+
+ALL_COMMANDS = [["paraver", "-o", "out"], ["sddf", "-o", "out.sddf"], ["chrome", "-o", "out.json"],
+                ["plot", "-o", "out.png"], ["summary"]]
+
+
+def expect_invalid(tmp, trace, pattern, commands=ALL_COMMANDS):
+    outdir = os.path.join(tmp, "out")
+    os.makedirs(outdir, exist_ok=True)
+    # An earlier output must survive a failed conversion.
+    with open(os.path.join(outdir, "out.json"), "w") as f:
+        f.write("earlier")
+    for c in commands:
+        args = [c[0], trace] + [os.path.join(outdir, a) if a.startswith("out") else a for a in c[1:]]
+        p = run(args, expect=3, cwd=tmp)
+        check(re.search(pattern, p.stderr), f"{c[0]}: stderr {p.stderr!r} does not match {pattern!r}")
+        check(listing(outdir) == ["out.json"], f"{c[0]} left {listing(outdir)}")
+        check(open(os.path.join(outdir, "out.json")).read() == "earlier", "earlier output replaced")
+
+
+@test
+def truncated(tmp):
+    """a truncated trace: exit 3, FILE:LINE and 'truncated', no output left, earlier output kept"""
+    text = open(os.path.join(SAMPLES, "halo2d.xml")).read()
+    cut = text[:len(text) * 3 // 5]
+    path = variant(tmp, "cut.xml", cut)
+    expect_invalid(tmp, path, r"cut\.xml:%d: malformed XML: .*truncated" % (cut.count("\n") + 1))
+    # Cut inside the header, and an empty file.
+    expect_invalid(tmp, variant(tmp, "cut2.xml", text[:300]), r"cut2\.xml:\d+: malformed XML")
+    expect_invalid(tmp, variant(tmp, "empty.xml", ""), r"empty\.xml:(\d+:)? ", [["summary"]])
+    # Cut exactly after the summary: the root is not closed.
+    end = text.index("</summary>") + len("</summary>")
+    expect_invalid(tmp, variant(tmp, "cut3.xml", text[:end]), r"cut3\.xml:\d+: malformed XML",
+                   [["summary"], ["paraver", "-o", "out"]])
+
+
+@test
+def invalid(tmp):
+    """invalid traces: exit 3 naming the file and the line of the problem"""
+    text = open(os.path.join(SAMPLES, "contention.xml")).read()
+    ev = '<event kind="compute" start="0.000105000" end="0.000300000"'
+    cases = [
+        ("end-before-start", text.replace(ev, ev.replace('end="0.000300000"', 'end="0.000100000"')),
+         line_of(text, ev), "ends before it starts"),
+        ("kind", text.replace(ev, ev.replace("compute", "bcast")), line_of(text, ev), "unknown kind"),
+        ("time-format", text.replace(ev, ev.replace("0.000105000", "1.05e-4")), line_of(text, ev),
+         "not a time in seconds"),
+        ("undeclared", text.replace("<nc:queue", "<nc:queues"), line_of(text, "<nc:queue"),
+         r"not declared in the header"),
+        ("summary-count", text.replace('events="23"', 'events="24"'), line_of(text, "<summary"),
+         "the summary counts 24 events but the trace holds 23"),
+        ("rank", text.replace('<process rank="3">', '<process rank="7">', 1),
+         line_of(text, '<process rank="3">'), "not a rank listed in the header"),
+        ("order", text.replace('<event kind="compute" start="0.000150000" end="0.000300000"',
+                               '<event kind="compute" start="0.000050000" end="0.000300000"'),
+         line_of(text, '<event kind="compute" start="0.000150000"'), "before its previous event"),
+        ("unpaired", text.replace('peer="0" tag="1" bytes="1024" msg="0"', 'peer="0" tag="1" bytes="1024" msg="9"'),
+         line_of(text, 'peer="2" tag="1" bytes="1024" msg="0"'),
+         r"message 0 \(send from rank 0 to rank 2\) has no receive"),
+        ("mismatch", text.replace('peer="0" tag="1" bytes="1024" msg="0"', 'peer="0" tag="2" bytes="1024" msg="0"'),
+         line_of(text, 'peer="0" tag="1" bytes="1024" msg="0"'), "disagree on the tag"),
+        ("doctype", text.replace("<trace ", '<!DOCTYPE trace [<!ENTITY a "b">]>\n<trace ', 1),
+         line_of(text, "<trace "), "DOCTYPE declaration is not allowed"),
+        ("version", text.replace('version="1"', 'version="2"', 1), line_of(text, "<trace "),
+         'version "2"'),
+        ("not-xml", text.replace("</header>", "</headr>"), line_of(text, "</header>"),
+         "malformed XML"),
+    ]
+    for name, t, line, msg in cases:
+        path = variant(tmp, name + ".xml", t)
+        expect_invalid(tmp, path, r"%s\.xml:%d: .*%s" % (re.escape(name), line, msg))
+    other = variant(tmp, "other.xml", '<?xml version="1.0"?>\n<foo/>\n')
+    expect_invalid(tmp, other, r"other\.xml:2: not a pti trace", [["summary"]])
+    p = run(["summary", os.path.join(tmp, "missing.xml")], expect=1)
+    check("missing.xml: cannot open" in p.stderr, p.stderr)
+
+
+@test
+def usage(tmp):
+    """usage errors exit 2; --help exits 0 and states units and defaults"""
+    for args, msg in [([], "Usage"), (["frobnicate", "x.xml"], "unknown command"),
+                      (["paraver", "pingpong.xml"], "-o PREFIX is required"),
+                      (["summary"], "expected TRACE.xml"),
+                      (["summary", "a.xml", "b.xml"], "expected TRACE.xml"),
+                      (["diff", "pingpong.xml"], "expected A.xml B.xml"),
+                      (["plot", "pingpong.xml", "-o", "x.gif"], "must end in .png, .svg or .pdf"),
+                      (["plot", "pingpong.xml", "-o", "x.png", "--kind", "pie"], "--kind pie"),
+                      (["plot", "pingpong.xml", "-o", "x.png", "--from", "2", "--to", "1"],
+                       "--to must be after --from"),
+                      (["plot", "pingpong.xml", "-o", "x.png", "--from", "soon"], "--from soon"),
+                      (["paraver", "pingpong.xml", "-o", "x", "--memory", "lots"], "--memory lots"),
+                      (["summary", "--bogus", "pingpong.xml"], "Unknown option")]:
+        p = run(args, expect=2)
+        check(msg in p.stderr, f"{args}: {p.stderr!r} lacks {msg!r}")
+    check(listing(SAMPLES) == sorted(n + ".xml" for n in SAMPLE_NAMES), "a usage error wrote a file")
+    p = run(["--help"])
+    check("paraver" in p.stdout and "Exit status" in p.stdout, "overview")
+    p = run(["plot", "--help"])
+    for s in ("in seconds", "default 0", "default 1400", "default 64M", "timespace (default)"):
+        check(s in p.stdout, f"plot --help lacks {s!r}")
+    p = run(["paraver", "pingpong.xml", "-o", os.path.join(tmp, "no", "such", "dir", "x")], expect=1)
+    check("cannot create" in p.stderr, p.stderr)
+    check(listing(tmp) == [], "left files")
+
+
+def main():
+    print(f"1..{len(tests)}")
+    failed = 0
+    for i, t in enumerate(tests, start=1):
+        name = (t.__doc__ or t.__name__).strip().splitlines()[0] if t.__doc__ else t.__name__
+        tmp = tempfile.mkdtemp(prefix="ptitrace-test-")
+        try:
+            r = t(tmp)
+            if isinstance(r, str) and r.startswith("skip"):
+                print(f"ok {i} {name} # SKIP {r[5:]}")
+            else:
+                print(f"ok {i} {name}")
+        except Failure as e:
+            failed += 1
+            print(f"not ok {i} {name}")
+            for line in str(e).splitlines():
+                print("# " + line)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        sys.stdout.flush()
+    if REGEN:
+        print(f"# golden files written to {GOLDEN}")
+    return 1 if failed else 0
+
+
+sys.exit(main())
