@@ -177,6 +177,7 @@ struct _PtiEngine {
   const char *const *rud_names;
   guint64 repetitions_extrapolated;
   guint64 repetitions_evaluated;
+  GPtrArray *comm_names;           /* by communicator id (context / 2), or NULL */
 };
 
 static inline guint32
@@ -331,6 +332,8 @@ pti_engine_free (PtiEngine *e)
   g_free (e->procs);
   g_free (e->heap);
   g_ptr_array_unref (e->msg_chunks);
+  if (e->comm_names != NULL)
+    g_ptr_array_unref (e->comm_names);
   g_clear_error (&e->error);
   g_free (e);
 }
@@ -892,8 +895,37 @@ kind_name (guint8 kind)
   return kind < G_N_ELEMENTS (names) ? names[kind] : "?";
 }
 
+void
+pti_engine_set_comm_name (PtiEngine *e, guint id, const char *name)
+{
+  if (e->comm_names == NULL)
+    e->comm_names = g_ptr_array_new_with_free_func (g_free);
+  if (e->comm_names->len <= id)
+    g_ptr_array_set_size (e->comm_names, id + 1);
+  g_free (g_ptr_array_index (e->comm_names, id));
+  g_ptr_array_index (e->comm_names, id) = g_strdup (name);
+}
+
+/* ", communicator rows, collective traffic" and the like; nothing for the
+ * world's point-to-point traffic. */
 static void
-describe_request (GString *s, const Proc *p, guint32 event)
+describe_comm (GString *s, const PtiEngine *e, guint comm)
+{
+  guint id = comm / 2;
+  if (id > 0) {
+    const char *name = e->comm_names && id < e->comm_names->len
+                         ? g_ptr_array_index (e->comm_names, id) : NULL;
+    if (name)
+      g_string_append_printf (s, ", communicator '%s'", name);
+    else
+      g_string_append_printf (s, ", communicator #%u", id);
+  }
+  if (comm % 2 == 1)
+    g_string_append (s, ", collective traffic");
+}
+
+static void
+describe_request (GString *s, const PtiEngine *e, const Proc *p, guint32 event)
 {
   const Event *ev = &p->ev[event];
   guint8 kind = ev_kind (ev);
@@ -910,10 +942,10 @@ describe_request (GString *s, const Proc *p, guint32 event)
     g_string_append (s, ", any tag");
   else
     g_string_append_printf (s, ", tag %d", tag);
-  g_string_append_printf (s, ", %" G_GUINT64_FORMAT " bytes%s%s", ev->bytes,
-                          ev->comm == PTI_COMM_WORLD_COLLECTIVE ? ", collective traffic" : "",
-                          rq && !recv && ev->rendezvous ? ", rendezvous: its receive is never posted"
-                          : rq && recv && rq->msg == NULL ? ": no matching send" : "");
+  g_string_append_printf (s, ", %" G_GUINT64_FORMAT " bytes", ev->bytes);
+  describe_comm (s, e, ev->comm);
+  g_string_append (s, rq && !recv && ev->rendezvous ? ", rendezvous: its receive is never posted"
+                      : rq && recv && rq->msg == NULL ? ": no matching send" : "");
 }
 
 /* Name every process that cannot go on, and what it waits for. */
@@ -935,7 +967,7 @@ report_deadlock (PtiEngine *e, GError **error)
     g_string_append_printf (s, "\n  rank %u: blocked since %.9f s in ", r, p->wait_from);
     guint8 kind = ev_kind (ev);
     if (kind == PTI_EV_SEND || kind == PTI_EV_RECV) {
-      describe_request (s, p, p->cursor);
+      describe_request (s, e, p, p->cursor);
     } else {
       g_string_append_printf (s, "%s for", kind_name (kind));
       guint32 single;
@@ -946,7 +978,7 @@ report_deadlock (PtiEngine *e, GError **error)
         if (slot == NO_SLOT || p->reqs[slot].done || shown++ >= 4)
           continue;
         g_string_append (s, shown > 1 ? "; " : " ");
-        describe_request (s, p, list[i] - p->base);
+        describe_request (s, e, p, list[i] - p->base);
       }
     }
     g_string_append_printf (s, " (event %u of %u)", p->cursor + 1, p->n);
@@ -965,10 +997,11 @@ report_unreceived (PtiEngine *e, GError **error)
   guint n = 0;
   for (guint r = 0; r < e->n_procs; r++)
     for (Msg *m = e->procs[r].unmatched_head; m != NULL; m = m->next)
-      if (n++ < 32)
-        g_string_append_printf (s, "\n  rank %u -> rank %u, tag %d, %" G_GUINT64_FORMAT " bytes%s",
-                                m->src, m->dst, m->tag, m->bytes,
-                                m->comm == PTI_COMM_WORLD_COLLECTIVE ? " (collective traffic)" : "");
+      if (n++ < 32) {
+        g_string_append_printf (s, "\n  rank %u -> rank %u, tag %d, %" G_GUINT64_FORMAT " bytes",
+                                m->src, m->dst, m->tag, m->bytes);
+        describe_comm (s, e, m->comm);
+      }
   if (n == 0)
     return TRUE;
   if (n > 32)
@@ -990,7 +1023,7 @@ check_requests_waited (PtiEngine *e, GError **error)
       guint8 kind = ev_kind (&p->ev[i]);
       if ((kind == PTI_EV_ISEND || kind == PTI_EV_IRECV) && p->ev[i].aux != NO_SLOT) {
         g_autoptr (GString) s = g_string_new (NULL);
-        describe_request (s, p, i);
+        describe_request (s, e, p, i);
         g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                      "rank %u: request %u (%s) is never completed by a wait", r,
                      handle_of (p, i), s->str);

@@ -106,6 +106,10 @@ void pti_engine_repetition_figures (const PtiEngine *engine, guint64 *evaluated,
 void pti_engine_set_trace (PtiEngine *engine, PtiTraceWriter *writer,
                            const char *const *rud_names);
 
+/* Name the communicator whose matching contexts are 2 @id and 2 @id + 1
+ * (its point-to-point and collective traffic), for error reports. */
+void pti_engine_set_comm_name (PtiEngine *engine, guint id, const char *name);
+
 /* Events held in memory (appended and not yet flushed). */
 guint64 pti_engine_n_pending (const PtiEngine *engine);
 

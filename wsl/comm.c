@@ -223,6 +223,7 @@ pti_comm_split (PtiContext *ctx, const PtiComm *parent, const char *name, const 
   c->ctx = ctx;
   c->id = st->splits->len + 1;
   c->name = name ? g_strdup (name) : g_strdup_printf ("split %u", c->id);
+  pti_engine_set_comm_name (pti_wsl_engine (ctx), c->id, c->name);
   c->n_world = n;
   c->group_of = g_new (guint32, n);
   c->rank_of = g_new0 (guint32, n);

@@ -18,11 +18,8 @@ PtiRud *pti_rud_new_from_node (PtiContext *ctx, const char *name, const xmlNode 
  * workload-file.c. */
 gboolean pti_workload_file_build (PtiContext *ctx, const char *path, GError **error);
 
-/* For collectives.c: the checks of a device use, and point-to-point on the
- * tag reserved for collective traffic (wsl.c). */
+/* For collectives.c: the checks of a device use (wsl.c). */
 gboolean pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError **error);
-gboolean pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error);
-gboolean pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error);
 
 /* Collectives and communicators (collectives.c, comm.c; coll-private.h).
  * The state lives in the context (wsl.c holds the pointer and frees it). */

@@ -700,19 +700,6 @@ pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError 
   return check_rank (ctx, what, rank, error);
 }
 
-gboolean
-pti_wsl_collective_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, GError **error)
-{
-  return appended (ctx, pti_engine_add_send (ctx->engine, rank, dst, bytes, 0,
-                                             PTI_COMM_WORLD_COLLECTIVE, error), error);
-}
-
-gboolean
-pti_wsl_collective_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, GError **error)
-{
-  return appended (ctx, pti_engine_add_recv (ctx->engine, rank, src, bytes, 0,
-                                             PTI_COMM_WORLD_COLLECTIVE, error), error);
-}
 
 /* ---- evaluation -------------------------------------------------------------- */
 

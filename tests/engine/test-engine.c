@@ -934,6 +934,22 @@ test_intra_node (void)
   g_assert_nonnull (strstr (error->message, "before the processes are set"));
 }
 
+/* A deadlock inside a communicator names it. */
+static void
+test_deadlock_communicator (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4, net_simple_lb);
+  g_autoptr (GError) error = NULL;
+  const gint colour[] = { 0, 0, 1, 1 };
+  PtiComm *rows = pti_comm_split (ctx, NULL, "rows", colour, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (pti_mpi_recv_comm (ctx, rows, 2, 1, 8, 5, &error));   /* world rank 3 */
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_DEADLOCK);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "rank 2: blocked since 0.000000000 s in recv from rank 3, tag 5, 8 bytes, communicator 'rows': no matching send"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -967,5 +983,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/repetition-trace", test_repetition_trace);
   g_test_add_func ("/engine/repetition-mistakes", test_repetition_mistakes);
   g_test_add_func ("/engine/intra-node", test_intra_node);
+  g_test_add_func ("/engine/deadlock-communicator", test_deadlock_communicator);
   return g_test_run ();
 }

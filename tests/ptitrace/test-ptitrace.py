@@ -393,6 +393,19 @@ def usage(tmp):
     check(listing(tmp) == [], "left files")
 
 
+@test
+def manpage(tmp):
+    """every long option of every command's --help is in ptitrace.1"""
+    man = open(os.path.join(HERE, "..", "..", "traces", "ptitrace", "ptitrace.1")).read()
+    missing = set()
+    for cmd in ("paraver", "sddf", "chrome", "summary", "diff", "plot"):
+        check(re.search(r"^\.B ptitrace %s$" % cmd, man, re.M), f"ptitrace.1 lacks the command {cmd}")
+        for opt in set(re.findall(r"--[a-z][a-z-]*", run([cmd, "--help"]).stdout)):
+            if opt.replace("-", "\\-") not in man:
+                missing.add(opt)
+    check(not missing, f"ptitrace.1 does not document {sorted(missing)}")
+
+
 def main():
     print(f"1..{len(tests)}")
     failed = 0

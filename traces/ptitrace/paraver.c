@@ -499,6 +499,11 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
   if (reader == NULL)
     return pt_exit_code (*error);
   const PtiTrHeader *h = pti_trace_reader_header (reader);
+  if (h->n_processes == 0) {
+    g_set_error (error, PT_ERROR, PT_ERROR_INVALID,
+                 "%s: the trace has no processes: nothing for Paraver to show", trace);
+    return PT_EXIT_INVALID;
+  }
   if (h->n_processes >= 65535) {
     g_set_error (error, PT_ERROR, PT_ERROR_FAILED,
                  "%s: %u processes: Paraver holds at most 65534 tasks", trace, h->n_processes);

@@ -261,17 +261,25 @@ draw_time_axis (cairo_t *cr, const TimeAxis *a, double top, double y, gboolean l
   static const struct { double ns; const char *name; } units[] = {
     { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" },
   };
-  guint u = 0;
-  while (u + 1 < G_N_ELEMENTS (units) && step < units[u].ns / 10)
-    u++;
-  double unit = units[u].ns;
-  int decimals = (int) ceil (-log10 (step / unit) - 1e-9);
   /* Far from 0, label offsets from a round origin. */
   double origin = 0;
   if (a->from > 0 && span < 0.01 * (double) a->to) {
     double big = step * 10;
     origin = floor ((double) a->from / big) * big;
   }
+  /* The unit giving the shortest labels (the larger one on a tie). */
+  guint u = 0;
+  gsize best = G_MAXSIZE;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++) {
+    int d = MAX ((int) ceil (-log10 (step / units[i].ns) - 1e-9), 0);
+    g_autofree char *l = g_strdup_printf ("%.*f", d, ((double) a->to - origin) / units[i].ns);
+    if (strlen (l) < best) {
+      best = strlen (l);
+      u = i;
+    }
+  }
+  double unit = units[u].ns;
+  int decimals = (int) ceil (-log10 (step / unit) - 1e-9);
   cairo_set_line_width (cr, 1);
   double first = ceil ((double) a->from / step) * step;
   for (double t = first; t <= (double) a->to + step * 1e-9; t += step) {
@@ -518,17 +526,38 @@ draw_bins (cairo_t *cr, const Bins *b, double top, double row_h, double bar_frac
 static void
 draw_row_labels (cairo_t *cr, const Bins *b, double top, double row_h, double x)
 {
-  guint every = 1;
-  while (row_h * every < 13)
-    every++;
   cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-  for (guint row = 0; row < b->rows; row += every) {
-    guint first;
-    guint k = row_ranks (b, row, &first);
-    g_autofree char *l = k == 1 ? g_strdup_printf ("rank %u", first)
-                                : g_strdup_printf ("ranks %u-%u", first, first + k - 1);
-    text (cr, x, top + (row + 0.5) * row_h, MIN (11, row_h * every * 0.8), FALSE, 1, 0.5, l);
+  if (b->n <= 64 && row_h >= 9) {
+    /* One label per row, or every few rows. */
+    guint every = 1;
+    while (row_h * every < 13)
+      every++;
+    for (guint row = 0; row < b->rows; row += every) {
+      guint first;
+      row_ranks (b, row, &first);
+      g_autofree char *l = g_strdup_printf ("rank %u", first);
+      text (cr, x, top + (row + 0.5) * row_h, MIN (11, row_h * every * 0.8), FALSE, 1, 0.5, l);
+    }
+    return;
   }
+  /* Many processes: a rank axis with round ticks. */
+  double h = row_h * b->rows;
+  double step = MAX (nice_step ((double) b->n / MAX (h / 28, 1)), 1);
+  cairo_set_line_width (cr, 1);
+  for (double r = 0; r < b->n; r += step) {
+    double y = round (top + (row_of (b, (guint) r) + 0.5) * row_h) + 0.5;
+    cairo_move_to (cr, x + 3, y);
+    cairo_line_to (cr, x + 8, y);
+    cairo_stroke (cr);
+    g_autofree char *l = g_strdup_printf ("%.0f", r);
+    text (cr, x, y, 11, FALSE, 1, 0.5, l);
+  }
+  cairo_save (cr);
+  cairo_translate (cr, x - 50, top + h / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  text (cr, 0, 0, 12, FALSE, 0.5, 0.5,
+        b->rows < b->n ? "rank (rows of several ranks: their mean)" : "rank");
+  cairo_restore (cr);
 }
 
 static void
@@ -905,14 +934,6 @@ typedef struct {
   double left, right, top, bottom;
 } Geometry;
 
-static char *
-window_text (guint64 from, guint64 to, guint64 predicted)
-{
-  char a[PT_SECONDS_LEN], b[PT_SECONDS_LEN], c[PT_SECONDS_LEN];
-  return g_strdup_printf ("%s s to %s s of %s s predicted", pt_seconds (a, from), pt_seconds (b, to),
-                          pt_seconds (c, predicted));
-}
-
 /* A time for people: "22.113 s", "150 \xc2\xb5s", "302.5 ms". */
 static char *
 human_time (guint64 ns)
@@ -925,6 +946,15 @@ human_time (guint64 ns)
     u++;
   g_autofree char *v = num ((double) ns / units[u].ns, ns == 0 ? 0 : 6);
   return g_strdup_printf ("%s %s", v, units[u].name);
+}
+
+static char *
+window_text (guint64 from, guint64 to, guint64 predicted)
+{
+  g_autofree char *a = human_time (from), *b = human_time (to), *c = human_time (predicted);
+  if (from == 0 && to == predicted)
+    return g_strdup_printf ("the whole run, %s predicted", c);
+  return g_strdup_printf ("%s to %s of %s predicted", a, b, c);
 }
 
 static int

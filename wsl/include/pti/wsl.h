@@ -367,7 +367,8 @@ PTI_API gboolean pti_mpi_alltoall (PtiContext *ctx, guint rank, guint64 bytes, G
  * have one entry per process and are read during the call only.  What rank
  * i sends to j must be what j receives from i (as MPI requires); a
  * mismatch is reported by pti_evaluate() as a message longer than its
- * receive or one nobody receives.  Zero-byte blocks are not sent.
+ * receive, one nobody receives, or a deadlock.  Zero-byte blocks are not
+ * sent.
  */
 PTI_API gboolean pti_mpi_alltoallv (PtiContext *ctx, guint rank, const guint64 *send_bytes,
                                     const guint64 *recv_bytes, GError **error);
