@@ -1187,11 +1187,6 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
                e->wait / 1e9, (e->end - e->start) / 1e9);
     return FALSE;
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind) && e->peer == e->rank) {
-    set_error (r, line, error, "<event kind=\"%s\"> has its own rank %u as peer",
-               kind_names[e->kind], e->rank);
-    return FALSE;
-  }
   guint rank = e->rank;
   if (e->start < r->last_start[rank]) {
     set_error (r, line, error,

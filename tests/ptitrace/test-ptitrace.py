@@ -216,6 +216,27 @@ def live_sweep3d_external_sort(tmp):
     check_png(os.path.join(tmp, "ts.png"))
 
 
+@test
+def live_cg(tmp):
+    """a live ptieval CG trace (non-blocking messages, messages to self): checkers pass"""
+    ptieval, root = os.environ.get("PTIEVAL"), os.environ.get("PTI_SOURCE_ROOT")
+    if not ptieval or not root:
+        return "skip PTIEVAL or PTI_SOURCE_ROOT not set"
+    trace = os.path.join(tmp, "cg.xml")
+    p = subprocess.run([ptieval, os.path.join(root, "configs", "pc_cluster.xml"),
+                        os.path.join(root, "wsl", "examples", "cg.xml"), "-o", trace],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"ptieval failed to write the trace (exit {p.returncode}):\n{p.stderr}")
+    run(["paraver", trace, "-o", os.path.join(tmp, "cg")], cwd=tmp)
+    checker("check-paraver.py", os.path.join(tmp, "cg"), trace)
+    run(["sddf", trace, "-o", os.path.join(tmp, "cg.sddf")], cwd=tmp)
+    checker("check-sddf.py", os.path.join(tmp, "cg.sddf"), trace)
+    run(["chrome", trace, "-o", os.path.join(tmp, "cg.json")], cwd=tmp)
+    check_chrome(json.load(open(os.path.join(tmp, "cg.json"))), trace)
+    out = run(["summary", trace], cwd=tmp).stdout
+    check("processes on the critical path:" in out, "summary")
+
+
 # --------------------------------------------------------------------------
 # Plots
 
@@ -359,6 +380,11 @@ def invalid(tmp):
     for name, t, line, msg in cases:
         path = variant(tmp, name + ".xml", t)
         expect_invalid(tmp, path, r"%s\.xml:%d: .*%s" % (re.escape(name), line, msg))
+    bad = variant(tmp, "field.xml", text.replace('bytes_per_s="160000000"', 'bytes_per_s="fast"'))
+    expect_invalid(tmp, bad, r"field\.xml:%d: record <ba> bytes_per_s=\"fast\" is not a number"
+                   % line_of(text, 'bytes_per_s="160000000"'),
+                   [["paraver", "-o", "out"], ["sddf", "-o", "out.sddf"], ["chrome", "-o", "out.json"],
+                    ["plot", "--kind", "ba", "-o", "out.png"]])
     other = variant(tmp, "other.xml", '<?xml version="1.0"?>\n<foo/>\n')
     expect_invalid(tmp, other, r"other\.xml:2: not a pti trace", [["summary"]])
     p = run(["summary", os.path.join(tmp, "missing.xml")], expect=1)

@@ -987,6 +987,7 @@ plot_timespace (Reading *r, Format fmt, GError **error)
   if (!panel_bins (&p, r, &local) || !pt_msgjoin_run (r->join, panel_on_message, &p, &local)
       || !pti_sorter_finish (p.lines, &local))
     goto out;
+  g_clear_pointer (&r->join, pt_msgjoin_free);
   if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
     goto out;
   cairo_t *cr = c.cr;
@@ -1294,6 +1295,10 @@ plot_ba (Reading *r, Format fmt, GError **error)
   if (local != NULL || !pt_msgjoin_run (r->join, ba_on_message, &j, &local)
       || !pti_sorter_finish (j.spans, &local) || !pti_sorter_finish (j.segs, &local))
     goto out;
+  /* Consumed: give their memory back before the next sorts. */
+  g_clear_pointer (&r->join, pt_msgjoin_free);
+  g_clear_pointer (&r->ba, pti_sorter_free);
+  j.ba = NULL;
   if (pti_sorter_count (j.segs) == 0) {
     g_set_error (&local, PT_ERROR, PT_ERROR_INVALID,
                  "%s: the trace has no <ba> record of a message it holds: nothing to plot",

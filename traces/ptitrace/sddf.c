@@ -57,7 +57,6 @@ typedef struct {
   FILE *spool;
   guint64 spool_size;
   GString *line;
-  GString *num;
 } Sddf;
 
 /* SDDF strings cannot hold '"' or line breaks (no escapes exist). */
@@ -458,7 +457,6 @@ pt_sddf (const char *trace, const PtOptions *o, GError **error)
   s.sorter = pti_sorter_new (sizeof (SddfRec), cmp_sddf, o->memory / 2);
   s.join = pt_msgjoin_new (trace, o->memory / 2);
   s.line = g_string_new (NULL);
-  s.num = g_string_new (NULL);
   s.record_names = g_new0 (char *, h->n_records + 1);
   for (guint t = 0; t < h->n_records; t++) {
     char *name = g_strdup_printf ("%s %s", h->records[t].model, h->records[t].name);
@@ -510,7 +508,6 @@ out:
   if (s.spool != NULL)
     fclose (s.spool);
   g_string_free (s.line, TRUE);
-  g_string_free (s.num, TRUE);
   g_strfreev (s.record_names);
   return rc;
 }
