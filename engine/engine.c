@@ -26,7 +26,17 @@
  *     the network.  The sender is done when its data has left (injected), the
  *     receiver o_r after the data has arrived.
  * Time a process spends blocked on its peer is `wait`; time in the message
- * layer (overheads, pushing rendezvous data out) is `comm`. */
+ * layer (overheads, pushing rendezvous data out) is `comm`.
+ *
+ * Network models.  A cost model (net-simple) prices each transfer when it
+ * starts.  A resource model (net-contention) only learns that a flow started;
+ * when one ends depends on the flows started later.  The engine keeps one
+ * NET_WAKE item per resource model at the time the model says its next flow
+ * may end, and advances the model then; the model reports ended flows
+ * through a sink whose callbacks only push items (never run a process), so
+ * the model is never re-entered while it works.  Scheduled changes of model
+ * parameters (pti_engine_add_change) are applied just before the first item
+ * at or after their time, so a change never runs ahead of the traffic. */
 #include "engine.h"
 
 #include <math.h>
@@ -68,9 +78,20 @@ struct Msg {
   guint64 bytes;
   guint64 id;
   double arrived;        /* s, once data_in */
+  double reply_at;       /* s: rendezvous answer reached the sender (resource models) */
   const PtiModelInstance *model; /* the network model carrying it */
   guint32 src_port, dst_port;    /* on that model */
+  guint8 flow_net;       /* resource model: its index in PtiEngine.nets + 1; 0: cost model */
+  guint8 stage;          /* resource model: the Stage of the flow in flight */
 };
+
+/* What a message's flow in flight (resource models) carries. */
+typedef enum {
+  STAGE_EAGER_DATA,
+  STAGE_REQUEST,         /* rendezvous request, sender to receiver */
+  STAGE_REPLY,           /* rendezvous answer, receiver to sender */
+  STAGE_RDV_DATA,
+} Stage;
 
 /* A pending send or receive of one process (blocking ones too, for the
  * time they take).  Slots are recycled through a free list. */
@@ -141,6 +162,8 @@ typedef enum {
   ITEM_REQUEST_ARRIVE,
   ITEM_REPLY_ARRIVE,     /* rendezvous answer reaches the sender */
   ITEM_DATA_ARRIVE,
+  ITEM_DATA_INJECTED,    /* resource models: rendezvous data has left the sender */
+  ITEM_NET_WAKE,         /* resource model `rank` may have a flow ending now */
 } ItemType;
 
 typedef struct {
@@ -152,6 +175,24 @@ typedef struct {
 } Item;
 
 #define MSG_CHUNK 1024
+
+/* A resource network model in use (PtiNetOps.flow_*). */
+typedef struct {
+  PtiEngine *engine;
+  const PtiModelInstance *model;
+  const PtiNetOps *ops;
+  double wake_at;        /* s: the NET_WAKE in the heap that counts; INFINITY if none */
+  gint record_base;      /* index of the model's first record type in the trace, -1 */
+  PtiNetSink sink;       /* host = this */
+} FlowNet;
+
+/* A model parameter change scheduled at a simulated time. */
+typedef struct {
+  double t;
+  const PtiModelInstance *model;
+  char *element, *selector, *value;
+  char *origin;          /* "changes.txt:3" or "pti_context_change", for errors */
+} Change;
 
 struct _PtiEngine {
   const PtiSystem *system;
@@ -178,6 +219,11 @@ struct _PtiEngine {
   guint64 repetitions_extrapolated;
   guint64 repetitions_evaluated;
   GPtrArray *comm_names;           /* by communicator id (context / 2), or NULL */
+  FlowNet *nets;                   /* resource network models of the system */
+  guint n_nets;
+  GArray *changes;                 /* Change, sorted by time (stable) */
+  guint next_change;               /* first change not applied yet */
+  PtiTraceWriter *record_writer;   /* where models' records go, or NULL */
 };
 
 static inline guint32
@@ -281,6 +327,50 @@ msg_free (PtiEngine *e, Msg *m)
   e->free_msgs = m;
 }
 
+/* ---- resource models ---------------------------------------------------- */
+
+static void sink_flow_done (gpointer host, gpointer cookie, double injected, double arrived);
+static void sink_record (gpointer host, guint type, const char *const *values);
+
+static void
+change_clear (gpointer data)
+{
+  Change *c = data;
+  g_free (c->element);
+  g_free (c->selector);
+  g_free (c->value);
+  g_free (c->origin);
+}
+
+static void
+nets_init (PtiEngine *e)
+{
+  GPtrArray *inst = e->system->instances;
+  e->nets = g_new0 (FlowNet, inst->len + 1);
+  for (guint i = 0; i < inst->len; i++) {
+    const PtiModelInstance *mi = g_ptr_array_index (inst, i);
+    const PtiNetOps *ops = mi->desc->net;
+    if (ops == NULL || !PTI_NET_OPS_HAS_FLOWS (ops) || e->n_nets == G_MAXUINT8 - 1)
+      continue;
+    FlowNet *f = &e->nets[e->n_nets++];
+    *f = (FlowNet) { .engine = e, .model = mi, .ops = ops, .wake_at = INFINITY,
+                     .record_base = -1 };
+    f->sink = (PtiNetSink) { .host = f, .flow_done = sink_flow_done, .record = NULL };
+  }
+  e->changes = g_array_new (FALSE, FALSE, sizeof (Change));
+  g_array_set_clear_func (e->changes, change_clear);
+}
+
+/* Its index + 1 in e->nets if @model is a resource model, else 0. */
+static guint8
+flow_net_of (const PtiEngine *e, const PtiModelInstance *model)
+{
+  for (guint i = 0; i < e->n_nets; i++)
+    if (e->nets[i].model == model)
+      return (guint8) (i + 1);
+  return 0;
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 PtiEngine *
@@ -314,6 +404,7 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
     p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
     p->stop = G_MAXUINT;
   }
+  nets_init (e);
   return e;
 }
 
@@ -334,6 +425,9 @@ pti_engine_free (PtiEngine *e)
   g_ptr_array_unref (e->msg_chunks);
   if (e->comm_names != NULL)
     g_ptr_array_unref (e->comm_names);
+  g_free (e->nets);
+  if (e->changes != NULL)
+    g_array_unref (e->changes);
   g_clear_error (&e->error);
   g_free (e);
 }
@@ -543,7 +637,7 @@ ops (const PtiModelInstance *model)
   return model->desc->net;
 }
 
-/* Move @bytes of @m now, forwards (sender to receiver) or back. */
+/* Move @bytes of @m now, forwards (sender to receiver) or back, on a cost model. */
 static void
 transfer (PtiEngine *e, const Msg *m, gboolean back, guint64 bytes, PtiTransfer *out)
 {
@@ -551,10 +645,85 @@ transfer (PtiEngine *e, const Msg *m, gboolean back, guint64 bytes, PtiTransfer 
                             back ? m->src_port : m->dst_port, bytes, e->now, out);
 }
 
+/* After a resource model was told or asked anything: make sure a NET_WAKE
+ * waits at its next flow end.  A later wake already queued is left to be
+ * skipped when it comes up (see drain); an earlier one is harmless. */
+static inline void
+net_reschedule (PtiEngine *e, FlowNet *f)
+{
+  double t = f->ops->flow_next (f->model->state);
+  if (t < f->wake_at) {
+    f->wake_at = t;
+    heap_push (e, t, ITEM_NET_WAKE, (guint32) (f - e->nets), NULL);
+  }
+}
+
+/* Start @m's flow of @stage on its resource model now. */
+static void
+flow_start (PtiEngine *e, Msg *m, Stage stage)
+{
+  FlowNet *f = &e->nets[m->flow_net - 1];
+  gboolean back = stage == STAGE_REPLY;
+  PtiFlow flow = {
+    .src_port = back ? m->dst_port : m->src_port,
+    .dst_port = back ? m->src_port : m->dst_port,
+    .bytes = stage == STAGE_EAGER_DATA || stage == STAGE_RDV_DATA ? m->bytes : 0,
+    .msg = m->id,
+    .cookie = m,
+  };
+  m->stage = (guint8) stage;
+  f->ops->flow_start (f->model->state, &flow, e->now, &f->sink);
+  net_reschedule (e, f);
+}
+
+/* A resource model reports a flow that left its source at @injected (now)
+ * and arrives at @arrived.  Only items are pushed: the model is in the
+ * middle of its own work. */
+static void
+sink_flow_done (gpointer host, gpointer cookie, double injected, double arrived)
+{
+  FlowNet *f = host;
+  PtiEngine *e = f->engine;
+  Msg *m = cookie;
+  arrived = MAX (arrived, injected);
+  switch ((Stage) m->stage) {
+  case STAGE_EAGER_DATA:
+    heap_push (e, arrived, ITEM_DATA_ARRIVE, m->dst, m);
+    break;
+  case STAGE_REQUEST:
+    heap_push (e, arrived, ITEM_REQUEST_ARRIVE, m->dst, m);
+    break;
+  case STAGE_REPLY:
+    heap_push (e, arrived, ITEM_REPLY_ARRIVE, m->src, m);
+    break;
+  case STAGE_RDV_DATA:
+    /* Pushed first: at equal times it is handled before the arrival, which
+     * may free the message. */
+    heap_push (e, MAX (injected, e->now), ITEM_DATA_INJECTED, m->src, m);
+    heap_push (e, arrived, ITEM_DATA_ARRIVE, m->dst, m);
+    break;
+  }
+}
+
+static void
+sink_record (gpointer host, guint type, const char *const *values)
+{
+  FlowNet *f = host;
+  PtiEngine *e = f->engine;
+  GError *local = NULL;
+  if (e->record_writer != NULL && f->record_base >= 0 && e->error == NULL
+      && !pti_trace_writer_record (e->record_writer, (guint) f->record_base + type, values, &local))
+    g_propagate_error (&e->error, local);
+}
+
 /* The rendezvous answer leaves the receiver now. */
 static void
 send_reply (PtiEngine *e, Msg *m)
 {
+  if (m->flow_net) {
+    flow_start (e, m, STAGE_REPLY);
+    return;
+  }
   PtiTransfer tr;
   transfer (e, m, TRUE, 0, &tr);
   heap_push (e, tr.arrived, ITEM_REPLY_ARRIVE, m->src, m);
@@ -621,6 +790,7 @@ post_send (PtiEngine *e, guint rank, Event *ev)
   m->recv_slot = NO_SLOT;
   m->id = e->next_msg_id++;
   m->model = route (e, rank, m->dst, &m->src_port, &m->dst_port);
+  m->flow_net = e->n_nets > 0 ? flow_net_of (e, m->model) : 0;
   m->rendezvous = ev->bytes > ops (m->model)->eager_limit (m->model->state);
   p->reqs[slot].msg = m;
   ev->aux = slot;
@@ -857,10 +1027,18 @@ handle (PtiEngine *e, const Item *it)
     run_proc (e, it->rank);
     break;
   case ITEM_INJECT_DATA:
+    if (m->flow_net) {
+      flow_start (e, m, STAGE_EAGER_DATA);
+      break;
+    }
     transfer (e, m, FALSE, m->bytes, &tr);
     heap_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
     break;
   case ITEM_INJECT_REQUEST:
+    if (m->flow_net) {
+      flow_start (e, m, STAGE_REQUEST);
+      break;
+    }
     transfer (e, m, FALSE, 0, &tr);
     heap_push (e, tr.arrived, ITEM_REQUEST_ARRIVE, m->dst, m);
     break;
@@ -871,6 +1049,11 @@ handle (PtiEngine *e, const Item *it)
     break;
   case ITEM_REPLY_ARRIVE: {
     /* The sender pushes its data out now; its send completes when it has left. */
+    if (m->flow_net) {
+      m->reply_at = e->now;
+      flow_start (e, m, STAGE_RDV_DATA);
+      break;
+    }
     transfer (e, m, FALSE, m->bytes, &tr);
     heap_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
     guint32 slot = m->send_slot;
@@ -885,6 +1068,20 @@ handle (PtiEngine *e, const Item *it)
     if (m->recv_slot != NO_SLOT)
       recv_complete (e, m);
     break;
+  case ITEM_DATA_INJECTED: {
+    guint32 slot = m->send_slot;
+    m->send_slot = NO_SLOT;
+    e->procs[m->src].reqs[slot].msg = NULL;
+    request_done (e, m->src, slot, e->now, m->reply_at);
+    break;
+  }
+  case ITEM_NET_WAKE: {
+    FlowNet *f = &e->nets[it->rank];
+    f->wake_at = INFINITY;
+    f->ops->flow_advance (f->model->state, e->now, &f->sink);
+    net_reschedule (e, f);
+    break;
+  }
   }
 }
 
@@ -1054,6 +1251,30 @@ report_progress (PtiEngine *e)
   e->progress (done, total, e->now, e->progress_data);
 }
 
+/* Apply the scheduled changes due at or before @t, each at its own time. */
+static gboolean
+apply_changes (PtiEngine *e, double t)
+{
+  while (e->next_change < e->changes->len) {
+    const Change *c = &g_array_index (e->changes, Change, e->next_change);
+    if (c->t > t)
+      break;
+    e->next_change++;
+    e->now = MAX (e->now, c->t);
+    guint8 fi = flow_net_of (e, c->model);
+    FlowNet *f = fi ? &e->nets[fi - 1] : NULL;
+    GError *local = NULL;
+    if (!c->model->desc->reconfigure (c->model->state, c->element, c->selector, c->value, TRUE,
+                                      e->now, f ? &f->sink : NULL, &local)) {
+      g_propagate_prefixed_error (&e->error, local, "%s: change at %.9f s: ", c->origin, c->t);
+      return FALSE;
+    }
+    if (f != NULL)
+      net_reschedule (e, f);
+  }
+  return TRUE;
+}
+
 static gboolean write_process_events (const PtiEngine *e, guint r, guint first, guint end,
                                       PtiTraceWriter *w, const char *const *rud_names,
                                       GError **error);
@@ -1079,6 +1300,12 @@ drain (PtiEngine *e, gboolean bounded)
     if (bounded && !(e->heap[0].t < e->horizon))
       break;
     Item it = heap_pop (e);
+    if (it.type == ITEM_NET_WAKE && it.t != e->nets[it.rank].wake_at)
+      continue;   /* superseded by an earlier wake */
+    if (G_UNLIKELY (e->next_change < e->changes->len)
+        && g_array_index (e->changes, Change, e->next_change).t <= it.t
+        && !apply_changes (e, it.t))
+      break;
     e->now = it.t;
     handle (e, &it);
     if (G_UNLIKELY (e->progress != NULL && --countdown == 0)) {
@@ -1266,6 +1493,13 @@ pti_engine_run (PtiEngine *e, gboolean final, GError **error)
   if (!e->started) {
     e->started = TRUE;
     e->now = 0;
+    /* Models keep state between transfers; a system may serve several evaluations. */
+    GPtrArray *inst = e->system->instances;
+    for (guint i = 0; i < inst->len; i++) {
+      const PtiModelInstance *mi = g_ptr_array_index (inst, i);
+      if (mi->desc->net != NULL && mi->desc->net->version >= 2 && mi->desc->net->reset != NULL)
+        mi->desc->net->reset (mi->state);
+    }
   }
   if (final && e->procs[0].regions != NULL && !run_regions (e, error))
     return FALSE;
@@ -1340,6 +1574,82 @@ pti_engine_set_trace (PtiEngine *e, PtiTraceWriter *writer, const char *const *r
 {
   e->writer = writer;
   e->rud_names = rud_names;
+  e->record_writer = writer;
+  for (guint i = 0; i < e->n_nets; i++) {
+    FlowNet *f = &e->nets[i];
+    f->record_base = writer ? pti_trace_writer_record_base (writer, f->model->desc->name) : -1;
+    f->sink.record = f->record_base >= 0 ? sink_record : NULL;
+  }
+}
+
+/* The model instance a change's @target names: a network, or a computer's
+ * intra-node model ("computer:NAME"). */
+static const PtiModelInstance *
+change_target (const PtiEngine *e, const char *target, GError **error)
+{
+  const PtiSystem *sys = e->system;
+  g_autoptr (GString) known = g_string_new (NULL);
+  if (g_str_has_prefix (target, "computer:")) {
+    const char *name = target + strlen ("computer:");
+    for (guint i = 0; i < sys->computers->len; i++) {
+      const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
+      if (strcmp (c->name, name) == 0 && c->intra != NULL)
+        return c->intra;
+      if (c->intra != NULL)
+        g_string_append_printf (known, "%scomputer:%s", known->len ? ", " : "", c->name);
+    }
+  } else {
+    for (guint i = 0; i < sys->networks->len; i++) {
+      const PtiNetwork *n = &g_array_index (sys->networks, PtiNetwork, i);
+      if (strcmp (n->name, target) == 0)
+        return n->model;
+      g_string_append_printf (known, "%s%s", known->len ? ", " : "", n->name);
+    }
+  }
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+               "'%s' is not a network of %s (nor computer:NAME with an intra-node model); "
+               "known: %s", target, sys->path, known->len ? known->str : "none");
+  return NULL;
+}
+
+gboolean
+pti_engine_add_change (PtiEngine *e, double t, const char *target, const char *element,
+                       const char *selector, const char *value, const char *origin,
+                       GError **error)
+{
+  GError *local = NULL;
+  const PtiModelInstance *mi;
+  if (!(isfinite (t) && t >= 0)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: the time of a change must be a "
+                 "finite number of seconds >= 0, not %g", origin, t);
+    return FALSE;
+  }
+  if (e->started && t < e->now) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: a change at %.9f s is in the past: "
+                 "the evaluation has reached %.9f s", origin, t, e->now);
+    return FALSE;
+  }
+  if ((mi = change_target (e, target, &local)) == NULL) {
+    g_propagate_prefixed_error (error, local, "%s: ", origin);
+    return FALSE;
+  }
+  if (!PTI_MODEL_CAN_RECONFIGURE (mi->desc)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: model '%s' of %s cannot change its parameters during an evaluation",
+                 origin, mi->desc->name, mi->owner);
+    return FALSE;
+  }
+  if (!mi->desc->reconfigure (mi->state, element, selector, value, FALSE, t, NULL, &local)) {
+    g_propagate_prefixed_error (error, local, "%s: %s: ", origin, mi->owner);
+    return FALSE;
+  }
+  Change c = { t, mi, g_strdup (element), g_strdup (selector), g_strdup (value),
+               g_strdup (origin) };
+  guint at = e->changes->len;
+  while (at > e->next_change && g_array_index (e->changes, Change, at - 1).t > t)
+    at--;
+  g_array_insert_val (e->changes, at, c);
+  return TRUE;
 }
 
 void

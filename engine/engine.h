@@ -106,6 +106,16 @@ void pti_engine_repetition_figures (const PtiEngine *engine, guint64 *evaluated,
 void pti_engine_set_trace (PtiEngine *engine, PtiTraceWriter *writer,
                            const char *const *rud_names);
 
+/* Schedule a change of a model parameter at simulated time @t (s): @target
+ * is a network name, or "computer:NAME" for a computer's intra-node model;
+ * @element, @selector (may be NULL) and @value are passed to the model's
+ * reconfigure, which checks them now.  @origin names where the change comes
+ * from in errors ("changes.txt:3").  Changes at one time apply in the order
+ * they were added, before any traffic at that time. */
+gboolean pti_engine_add_change (PtiEngine *engine, double t, const char *target,
+                                const char *element, const char *selector, const char *value,
+                                const char *origin, GError **error);
+
 /* Name the communicator whose matching contexts are 2 @id and 2 @id + 1
  * (its point-to-point and collective traffic), for error reports. */
 void pti_engine_set_comm_name (PtiEngine *engine, guint id, const char *name);

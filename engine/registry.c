@@ -41,6 +41,7 @@
 
 typedef struct {
   PtiModelDesc desc;       /* first: a desc pointer handed out is an Entry pointer */
+  PtiNetOps net_ops;       /* the model's net ops as far as its version goes, zero beyond */
   char *origin;            /* "built-in" or the shared object's path */
   xmlSchema *schema;       /* config_schema compiled, on first use */
 } Entry;
@@ -164,15 +165,24 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
     const PtiNetOps *ops = desc->net;
     if (ops == NULL)
       return refuse (error, origin, "model '%s' is of kind network but has no net ops", name);
-    if (ops->version != PTI_NET_OPS_VERSION)
-      return refuse (error, origin, "model '%s': net ops version %u, this pti speaks %u",
+    if (ops->version < 1 || ops->version > PTI_NET_OPS_VERSION)
+      return refuse (error, origin, "model '%s': net ops version %u, this pti speaks 1 to %u",
                      name, ops->version, PTI_NET_OPS_VERSION);
-    if (ops->send_overhead == NULL || ops->recv_overhead == NULL || ops->eager_limit == NULL
-        || ops->transfer == NULL)
+    if (ops->send_overhead == NULL || ops->recv_overhead == NULL || ops->eager_limit == NULL)
       return refuse (error, origin,
-                     "model '%s': net ops need send_overhead, recv_overhead, eager_limit "
-                     "and transfer",
+                     "model '%s': net ops need send_overhead, recv_overhead and eager_limit",
                      name);
+    gboolean flows = ops->version >= 2
+                     && (ops->flow_start != NULL || ops->flow_next != NULL
+                         || ops->flow_advance != NULL);
+    if (flows && !PTI_NET_OPS_HAS_FLOWS (ops))
+      return refuse (error, origin,
+                     "model '%s': a resource network model needs all of flow_start, "
+                     "flow_next and flow_advance", name);
+    if (!flows && ops->transfer == NULL)
+      return refuse (error, origin,
+                     "model '%s': net ops need transfer (a cost model) or flow_start, "
+                     "flow_next and flow_advance (a resource model)", name);
     if (desc->cpu != NULL)
       return refuse (error, origin, "model '%s' is of kind network but also sets cpu ops", name);
   } else {
@@ -215,6 +225,13 @@ registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origi
   /* The weston rule: a zeroed descriptor, then only the bytes the model knows. */
   Entry *e = g_new0 (Entry, 1);
   memcpy (&e->desc, desc, desc->struct_size);
+  if (desc->net != NULL) {
+    /* The same rule for the ops table, whose size its version gives. */
+    gsize known = desc->net->version >= 2 ? sizeof (PtiNetOps)
+                                          : G_STRUCT_OFFSET (PtiNetOps, reset);
+    memcpy (&e->net_ops, desc->net, known);
+    e->desc.net = &e->net_ops;
+  }
   e->origin = g_strdup (origin);
   g_ptr_array_add (registry->entries, e);
   g_hash_table_insert (registry->by_name, (gpointer) e->desc.name, e);

@@ -35,6 +35,8 @@ typedef struct {
   GArray *connected_at;    /* per node: line of the <connect> that connected it, 0 if none */
   guint64 processors;      /* so far, to refuse oversized systems early */
   gboolean mpi_seen;       /* an <mpi> element was read */
+  const char *const *uses; /* "OWNER=MODEL" overriding model attributes, or NULL */
+  guint64 uses_applied;    /* bit i: uses[i] named an owner */
 } Loader;
 
 /* ---- freeing ---------------------------------------------------------- */
@@ -159,6 +161,16 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
 {
   g_autofree char *owner = g_strdup_printf ("%s %s", what, name);
   g_autofree char *model_attr = pti_xml_attr (owner_el, "model");
+  /* A command-line choice (--use-model NAME=MODEL) replaces the attribute. */
+  for (guint i = 0; ld->uses != NULL && ld->uses[i] != NULL && i < 64; i++) {
+    const char *eq = strchr (ld->uses[i], '=');
+    if (eq != NULL && strncmp (ld->uses[i], name, eq - ld->uses[i]) == 0
+        && name[eq - ld->uses[i]] == '\0') {
+      g_free (model_attr);
+      model_attr = g_strdup (eq + 1);
+      ld->uses_applied |= G_GUINT64_CONSTANT (1) << i;
+    }
+  }
   g_auto (GStrv) wanted = g_strsplit_set (model_attr ? model_attr : "", " \t\r\n", -1);
   g_autoptr (GPtrArray) present = g_ptr_array_new ();   /* PtiModelInstance* */
 
@@ -278,6 +290,13 @@ load_computer (Loader *ld, xmlNode *el, GError **error)
    * processors (shared memory), with the CPU numbers as ports. */
   if (!configure_models (ld, el, "computer", name, "cpu", &c.cpu, "network", &c.intra, error))
     return FALSE;
+  if (c.intra != NULL) {
+    const PtiNetOps *ops = c.intra->desc->net;
+    guint32 have = ops->version >= 2 && ops->port_count ? ops->port_count (c.intra->state) : 0;
+    if (have > 0 && c.cpus > have)
+      return pti_node_error (error, el, "computer %s has %u cpus but its intra-node %s model "
+                             "has %u ports (one per cpu)", name, c.cpus, c.intra->desc->name, have);
+  }
 
   guint index = sys->computers->len;
   c.name = g_strdup (name);
@@ -461,6 +480,16 @@ load_connect (Loader *ld, xmlNode *el, GError **error)
                            nodes_attr, nodes, n_nodes, n_nodes == 1 ? "" : "s", ports_attr, ports,
                            n_ports, n_ports == 1 ? "" : "s");
 
+  /* A model that knows its ports (a topology) refuses the ones it has not. */
+  const PtiNetOps *ops = net->model->desc->net;
+  guint32 have = ops->version >= 2 && ops->port_count ? ops->port_count (net->model->state) : 0;
+  const Span *last_port = &g_array_index (port_spans, Span, port_spans->len - 1);
+  if (have > 0 && last_port->hi > have)
+    return pti_node_error (error, n_el, "network %s has ports 1 to %u (its %s model's "
+                           "topology, line %d); there is no port %" G_GUINT64_FORMAT,
+                           net->name, have, net->model->desc->name, net->line,
+                           MAX (last_port->lo, (guint64) have + 1));
+
   int line = (int) xmlGetLineNo (el);
   SpanIter ni_it = { node_spans, 0, g_array_index (node_spans, Span, 0).lo };
   SpanIter pi_it = { port_spans, 0, g_array_index (port_spans, Span, 0).lo };
@@ -599,7 +628,24 @@ build (Loader *ld, xmlNode *root, GError **error)
 PtiSystem *
 pti_system_load (const char *path, PtiRegistry *registry, GError **error)
 {
+  return pti_system_load_full (path, registry, NULL, error);
+}
+
+PtiSystem *
+pti_system_load_full (const char *path, PtiRegistry *registry, const char *const *uses,
+                      GError **error)
+{
   g_return_val_if_fail (path != NULL && registry != NULL, NULL);
+  for (guint i = 0; uses != NULL && uses[i] != NULL; i++) {
+    const char *eq = strchr (uses[i], '=');
+    if (eq == NULL || eq == uses[i] || eq[1] == '\0' || i >= 64) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_USAGE,
+                   i >= 64 ? "more than 64 model choices" :
+                   "model choice '%s' is not OWNER=MODEL (a network or computer name of the "
+                   "HMC file, and a model configured in it, e.g. myrinet=net-simple)", uses[i]);
+      return NULL;
+    }
+  }
 
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
   if (doc == NULL)
@@ -636,8 +682,17 @@ pti_system_load (const char *path, PtiRegistry *registry, GError **error)
     .networks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .ports = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref),
     .connected_at = g_array_new (FALSE, TRUE, sizeof (int)),
+    .uses = uses,
   };
   gboolean ok = build (&ld, root, error);
+  for (guint i = 0; ok && uses != NULL && uses[i] != NULL; i++)
+    if (!(ld.uses_applied & (G_GUINT64_CONSTANT (1) << i))) {
+      g_autofree char *owner = g_strndup (uses[i], strchr (uses[i], '=') - uses[i]);
+      g_set_error (error, PTI_ERROR, PTI_ERROR_USAGE,
+                   "model choice '%s': %s has no network or computer named '%s'", uses[i],
+                   path, owner);
+      ok = FALSE;
+    }
   loader_clear (&ld);
   return ok ? g_steal_pointer (&sys) : NULL;
 }

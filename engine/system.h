@@ -74,6 +74,10 @@ typedef struct {
  * line and element.  The parser never touches the network and never expands
  * entities.  Returns (transfer full) or NULL with @error. */
 PtiSystem *pti_system_load (const char *path, PtiRegistry *registry, GError **error);
+/* The same, with @uses (NULL-terminated "OWNER=MODEL", may be NULL)
+ * replacing the `model` attribute of the network or computer OWNER. */
+PtiSystem *pti_system_load_full (const char *path, PtiRegistry *registry,
+                                 const char *const *uses, GError **error);
 void pti_system_free (PtiSystem *system);
 
 /* Model instance serving device @kind ("cpu", "network") for processor @p. */

@@ -168,9 +168,17 @@ pti_xml_schema_from_memory (const char *text, const char *name, GError **error)
 static gboolean
 validation_error (FirstError *fe, const char *fallback_file, const char *what, GError **error)
 {
-  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: does not follow %s: %s",
+  /* A model element lacking a parameter (or holding a misspelt one): say
+   * where every parameter is documented, with its unit and default. */
+  g_autofree char *hint = NULL;
+  if (g_str_has_prefix (what, "model ") && fe->message != NULL
+      && (strstr (fe->message, "Expected is") != NULL
+          || strstr (fe->message, "not expected") != NULL))
+    hint = g_strdup_printf (" See --model-info %s for the model's parameters, their units "
+                            "and defaults.", what + 6);
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: does not follow %s: %s%s",
                fe->file ? fe->file : fallback_file, fe->line, what,
-               fe->message ? fe->message : "invalid");
+               fe->message ? fe->message : "invalid", hint ? hint : "");
   first_error_clear (fe);
   return FALSE;
 }

@@ -97,11 +97,17 @@ get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
   return ok;
 }
 
+static const UnitFactor time_units[] = {
+  { "s", 1.0 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { "ps", 1e-12 }, { NULL, 0 } };
+static const UnitFactor bandwidth_units[] = {
+  { "B/s", 1.0 }, { "KB/s", 1e3 }, { "MB/s", 1e6 }, { "GB/s", 1e9 },
+  { "b/s", 1.0 / 8 }, { "Kb/s", 1e3 / 8 }, { "Mb/s", 1e6 / 8 }, { "Gb/s", 1e9 / 8 },
+  { NULL, 0 } };
+
 gboolean
 pti_config_get_time (const xmlNode *parent, const char *name, double *seconds, GError **error)
 {
-  static const UnitFactor units[] = {
-    { "s", 1.0 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 }, { "ps", 1e-12 }, { NULL, 0 } };
+  const UnitFactor *units = time_units;
   if (!get_with_unit (parent, name, units, TRUE, seconds, error))
     return FALSE;
   if (*seconds < 0)
@@ -113,11 +119,7 @@ gboolean
 pti_config_get_bandwidth (const xmlNode *parent, const char *name, double *bytes_per_second,
                           GError **error)
 {
-  static const UnitFactor units[] = {
-    { "B/s", 1.0 }, { "KB/s", 1e3 }, { "MB/s", 1e6 }, { "GB/s", 1e9 },
-    { "b/s", 1.0 / 8 }, { "Kb/s", 1e3 / 8 }, { "Mb/s", 1e6 / 8 }, { "Gb/s", 1e9 / 8 },
-    { NULL, 0 } };
-  if (!get_with_unit (parent, name, units, TRUE, bytes_per_second, error))
+  if (!get_with_unit (parent, name, bandwidth_units, TRUE, bytes_per_second, error))
     return FALSE;
   if (*bytes_per_second <= 0)
     return pti_node_error (error, pti_config_child (parent, name), "a bandwidth must be positive");
@@ -138,4 +140,49 @@ pti_config_get_bytes (const xmlNode *parent, const char *name, guint64 *bytes, G
                            "a size must be a whole, non-negative number of bytes");
   *bytes = (guint64) v;
   return TRUE;
+}
+
+/* "NUMBER UNIT" (space optional) with a unit from @units. */
+static gboolean
+parse_quantity (const char *text, const UnitFactor *units, const char *what, double *out,
+                GError **error)
+{
+  char *end = NULL;
+  double v = text != NULL ? g_ascii_strtod (text, &end) : NAN;
+  if (text == NULL || end == text || !isfinite (v) || v < 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "'%s' is not a %s: a non-negative number and a unit, e.g. %s",
+                 text ? text : "", what, units == time_units ? "250us" : "1.28Gb/s");
+    return FALSE;
+  }
+  while (g_ascii_isspace (*end))
+    end++;
+  g_autoptr (GString) known = g_string_new (NULL);
+  for (const UnitFactor *u = units; u->unit != NULL; u++) {
+    if (strcmp (end, u->unit) == 0) {
+      *out = v * u->factor;
+      return TRUE;
+    }
+    g_string_append_printf (known, "%s%s", known->len ? ", " : "", u->unit);
+  }
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': %s unit '%s' (known: %s)", text,
+               *end ? "unknown" : "missing", end, known->str);
+  return FALSE;
+}
+
+gboolean
+pti_parse_time (const char *text, double *seconds, GError **error)
+{
+  return parse_quantity (text, time_units, "time", seconds, error);
+}
+
+gboolean
+pti_parse_bandwidth (const char *text, double *bytes_per_second, GError **error)
+{
+  if (!parse_quantity (text, bandwidth_units, "bandwidth", bytes_per_second, error))
+    return FALSE;
+  if (*bytes_per_second > 0)
+    return TRUE;
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': a bandwidth must be positive", text);
+  return FALSE;
 }

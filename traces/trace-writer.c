@@ -74,7 +74,19 @@ struct _PtiTraceWriter {
   GString *scratch; /* cleaned copies of header strings */
   guint64 group_events; /* events in the open process group */
   guint chunks;         /* <events> chunks opened so far */
+  /* Model records: written at the chunk level, after the chunk's process
+   * groups, so they wait in a spool (memory up to SPOOL_MEMORY, then an
+   * unlinked temporary file) until the chunk closes. */
+  guint n_records;
+  char **record_model;  /* per record type: model name */
+  char **record_open;   /* per record type: "\n    <m:NAME xmlns:m=\"NS\"" */
+  char ***record_fields; /* per record type: field names */
+  GString *spool;
+  FILE *spool_file;
+  guint64 spooled;      /* records waiting */
 };
+
+#define SPOOL_MEMORY (1u << 20)
 
 /* ---- output ------------------------------------------------------------- */
 
@@ -460,6 +472,18 @@ pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GError **er
          && end (w);
   ok = ok && end (w);
 
+  w->n_records = h->n_records;
+  w->record_model = g_new0 (char *, h->n_records + 1);
+  w->record_open = g_new0 (char *, h->n_records + 1);
+  w->record_fields = g_new0 (char **, h->n_records + 1);
+  for (guint i = 0; i < h->n_records; i++) {
+    const PtiTraceRecordType *r = &h->records[i];
+    w->record_model[i] = g_strdup (r->model);
+    g_autofree char *ns = g_markup_escape_text (r->ns, -1);
+    w->record_open[i] = g_strdup_printf ("\n    <m:%s xmlns:m=\"%s\"", r->name, ns);
+    w->record_fields[i] = g_strsplit_set (r->fields, " ", -1);
+  }
+
   ok = ok && start (w, "records");
   for (guint i = 0; ok && i < h->n_records; i++) {
     const PtiTraceRecordType *r = &h->records[i];
@@ -505,6 +529,101 @@ pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error)
   return TRUE;
 }
 
+static void line_reserve (PtiTraceWriter *w, gsize need);
+
+gint
+pti_trace_writer_record_base (const PtiTraceWriter *w, const char *model)
+{
+  for (guint i = 0; i < w->n_records; i++)
+    if (strcmp (w->record_model[i], model) == 0)
+      return (gint) i;
+  return -1;
+}
+
+gboolean
+pti_trace_writer_record (PtiTraceWriter *w, guint type, const char *const *values,
+                         GError **error)
+{
+  g_return_val_if_fail (w != NULL && values != NULL, FALSE);
+  g_return_val_if_fail (type < w->n_records, FALSE);
+  g_return_val_if_fail (w->state == STATE_HEADER || w->state == STATE_BETWEEN
+                        || w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  if (w->spool == NULL)
+    w->spool = g_string_sized_new (4096);
+  g_string_append (w->spool, w->record_open[type]);
+  char **fields = w->record_fields[type];
+  for (guint i = 0; fields[i] != NULL; i++) {
+    if (fields[i][0] == '\0')
+      continue;
+    const char *v = values[i] != NULL ? values[i] : "";
+    gsize len = strlen (v);
+    line_reserve (w, 6 * len + 1);
+    gsize n = escape_attr (w->line, v, len);
+    g_string_append_printf (w->spool, " %s=\"", fields[i]);
+    g_string_append_len (w->spool, w->line, (gssize) n);
+    g_string_append_c (w->spool, '"');
+  }
+  g_string_append (w->spool, "/>");
+  w->spooled++;
+  if (w->spool->len >= SPOOL_MEMORY) {
+    if (w->spool_file == NULL && (w->spool_file = tmpfile ()) == NULL) {
+      w->io_errno = errno;
+      return fail (w, error);
+    }
+    if (fwrite (w->spool->str, 1, w->spool->len, w->spool_file) != w->spool->len) {
+      w->io_errno = errno ? errno : EIO;
+      return fail (w, error);
+    }
+    g_string_truncate (w->spool, 0);
+  }
+  return TRUE;
+}
+
+/* Write the spooled records into the open chunk and empty the spool. */
+static gboolean
+spool_drain (PtiTraceWriter *w)
+{
+  gboolean ok = TRUE;
+  if (w->spool_file != NULL) {
+    char buf[65536];
+    size_t n;
+    rewind (w->spool_file);
+    while (ok && (n = fread (buf, 1, sizeof buf, w->spool_file)) > 0)
+      ok = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) buf, (int) n) >= 0;
+    ok = ok && !ferror (w->spool_file);
+    if (!ok && w->io_errno == 0)
+      w->io_errno = EIO;
+    fclose (w->spool_file);
+    w->spool_file = NULL;
+  }
+  if (ok && w->spool->len > 0)
+    ok = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) w->spool->str,
+                                   (int) w->spool->len) >= 0;
+  /* After raw records libxml2 does not indent the end tag. */
+  ok = ok && xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) "\n  ", 3) >= 0;
+  g_string_truncate (w->spool, 0);
+  w->spooled = 0;
+  return ok;
+}
+
+/* Close the open chunk, its spooled records last; a chunk of records alone
+ * is opened for them if no process group came. */
+static gboolean
+close_chunk (PtiTraceWriter *w)
+{
+  gboolean ok = TRUE;
+  if (w->spooled > 0) {
+    if (w->state == STATE_HEADER)
+      ok = (w->chunks++, start (w, "events"));
+    ok = ok && spool_drain (w);
+  } else if (w->state == STATE_HEADER) {
+    return TRUE;
+  }
+  return ok && end (w);
+}
+
 gboolean
 pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error)
 {
@@ -513,9 +632,7 @@ pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error)
                         || w->state == STATE_FAILED, FALSE);
   if (w->state == STATE_FAILED)
     return fail (w, error);
-  if (w->state == STATE_HEADER)
-    return TRUE;
-  if (!check (w, end (w), error))
+  if (!check (w, close_chunk (w), error))
     return FALSE;
   w->state = STATE_HEADER;
   return TRUE;
@@ -648,8 +765,8 @@ pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 even
   /* A trace without process groups still has its (empty) <events>; after
    * chunks closed by pti_trace_writer_end_chunk there is nothing to close. */
   gboolean ok = TRUE;
-  if (w->state == STATE_BETWEEN)
-    ok = end (w);
+  if (w->state == STATE_BETWEEN || w->spooled > 0)
+    ok = close_chunk (w);
   else if (w->chunks == 0)
     ok = start (w, "events") && end (w);
   ok = ok && start (w, "summary")
@@ -723,6 +840,15 @@ pti_trace_writer_free (PtiTraceWriter *w)
   g_free (w->line);
   if (w->scratch != NULL)
     g_string_free (w->scratch, TRUE);
+  if (w->spool != NULL)
+    g_string_free (w->spool, TRUE);
+  if (w->spool_file != NULL)
+    fclose (w->spool_file);
+  for (guint i = 0; i < w->n_records; i++)
+    g_strfreev (w->record_fields[i]);
+  g_strfreev (w->record_model);
+  g_strfreev (w->record_open);
+  g_free (w->record_fields);
   g_free (w->tmp_path);
   g_free (w->path);
   g_free (w);

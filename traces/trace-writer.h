@@ -87,6 +87,16 @@ gboolean pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GE
 gboolean pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error);
 gboolean pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **error);
 gboolean pti_trace_writer_end_process (PtiTraceWriter *w, GError **error);
+/* Model records (header->records): the index of @model's first record type
+ * in the header, -1 if it declared none. */
+gint pti_trace_writer_record_base (const PtiTraceWriter *w, const char *model);
+/* A record of header record type @type, its field values in the order of
+ * the type's fields.  Records are written at the chunk level, after the
+ * process groups of the chunk open now or opened next (a chunk of records
+ * only if no group comes before it closes).  Memory stays bounded: records
+ * beyond 1 MiB wait in a temporary file. */
+gboolean pti_trace_writer_record (PtiTraceWriter *w, guint type, const char *const *values,
+                                  GError **error);
 /* Close the current <events> chunk (after a partial evaluation); the next
  * process group opens a new one.  Nothing happens outside a chunk. */
 gboolean pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error);

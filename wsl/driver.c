@@ -280,6 +280,55 @@ progress_wanted (gboolean json, gboolean no_progress, gint64 *delay)
   return TRUE;
 }
 
+gboolean
+pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  GError *local = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "cannot read changes file: %s", local->message);
+    g_error_free (local);
+    return FALSE;
+  }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    g_autofree char *origin = g_strdup_printf ("%s:%u", path, i + 1);
+    char *hash = strchr (lines[i], '#');
+    if (hash != NULL)
+      *hash = '\0';
+    g_auto (GStrv) words = g_strsplit_set (g_strstrip (lines[i]), " \t\r", -1);
+    guint n = 0;
+    for (guint w = 0; words[w] != NULL; w++)   /* drop the empty words runs of blanks make */
+      if (words[w][0] != '\0')
+        words[n++] = words[w];
+      else
+        g_free (words[w]);
+    words[n] = NULL;
+    if (n == 0)
+      continue;
+    if (n != 4) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s: expected TIME TARGET ELEMENT VALUE (e.g. \"250us myrinet "
+                   "background_load 0.3\"), found %u word%s", origin, n, n == 1 ? "" : "s");
+      return FALSE;
+    }
+    /* a bare number is in seconds */
+    double t;
+    char *end = NULL;
+    t = g_ascii_strtod (words[0], &end);
+    if (end == words[0] || *end != '\0') {
+      if (!pti_parse_time (words[0], &t, &local)) {
+        g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: time %s", origin, local->message);
+        g_error_free (local);
+        return FALSE;
+      }
+    }
+    if (!pti_context_change_at_origin (ctx, t, words[1], words[2], words[3], origin, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 int
 pti_driver_main (const PtiDriver *d, int argc, char **argv)
 {
@@ -287,7 +336,10 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *model_path = NULL;
   g_autofree char *model_info = NULL;
+  g_autofree char *changes = NULL;
+  g_auto (GStrv) uses = NULL;
   gboolean json = FALSE, list_models = FALSE, version = FALSE, no_progress = FALSE;
+  gint64 pending_limit = 0;
   GOptionEntry entries[] = {
     { "define", 'D', 0, G_OPTION_ARG_STRING_ARRAY, &defines,
       "Set workload parameter NAME to VALUE, a number or an expression of numbers, in the "
@@ -308,6 +360,20 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     { "model-info", 0, 0, G_OPTION_ARG_STRING, &model_info,
       "Print model NAME's documentation and parameters (with units and defaults) and exit",
       "NAME" },
+    { "use-model", 0, 0, G_OPTION_ARG_STRING_ARRAY, &uses,
+      "Make MODEL the active model of the network (or computer) OWNER, as its model attribute "
+      "in the HMC file would, e.g. myrinet=net-simple; the model must be configured there; "
+      "repeatable; default: the model attribute, else the first model configured",
+      "OWNER=MODEL" },
+    { "changes", 0, 0, G_OPTION_ARG_FILENAME, &changes,
+      "Apply the model parameter changes scheduled in FILE during the evaluation, one per "
+      "line: TIME TARGET ELEMENT VALUE, TIME in s or with a unit (250us), TARGET a network "
+      "name, e.g. \"0.5 myrinet background_load 0.3\" (wsl/README.md); default: none", "FILE" },
+    { "pending-limit", 0, 0, G_OPTION_ARG_INT64, &pending_limit,
+      "Automatic partial evaluation: evaluate and free what is resolved each time N more events "
+      "(about 60 bytes each) have been built, so memory stays bounded by about N events if the "
+      "workload is built phase by phase across ranks; 0 = never; default: 0 (every event held "
+      "until the end)", "N" },
     { "no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress,
       "Never show progress; default: shown on standard error (events, simulated time, rate, "
       "time left) when it is a terminal, without --json, once a run lasts 0.5 s", NULL },
@@ -332,6 +398,11 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (oc, &argc, &argv, &error)) {
     fprintf (stderr, "%s: error: %s (see --help)\n", d->program, error->message);
+    return EXIT_USAGE;
+  }
+  if (pending_limit < 0) {
+    fprintf (stderr, "%s: error: --pending-limit %" G_GINT64_FORMAT ": expected a number of "
+             "events, 0 or more (see --help)\n", d->program, pending_limit);
     return EXIT_USAGE;
   }
   if (version) {
@@ -359,8 +430,11 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   const char *workload_file = d->workload_file ? argv[2] : NULL;
 
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (PtiContext) ctx = pti_context_new (system_file, model_path, &error);
+  g_autoptr (PtiContext) ctx = pti_context_new_with_models (system_file, model_path,
+                                                            (const char *const *) uses, &error);
   if (ctx == NULL)
+    return fail (d->program, error);
+  if (changes != NULL && !pti_changes_file_load (ctx, changes, &error))
     return fail (d->program, error);
   for (guint i = 0; defines && defines[i]; i++) {
     const char *eq = strchr (defines[i], '=');
@@ -376,6 +450,7 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     }
   }
   pti_context_set_trace (ctx, output);
+  pti_context_set_pending_limit (ctx, (guint64) pending_limit);
   if (d->workload_name != NULL)
     pti_context_set_workload (ctx, d->workload_name, NULL);
   Progress progress = { .program = d->program, .ctx = ctx, .start = t0 };

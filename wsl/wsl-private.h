@@ -35,6 +35,24 @@ gboolean pti_coll_check_complete (PtiContext *ctx, GError **error);
  * calls that follow, quoted by mismatch errors; NULL @file for none. */
 void pti_coll_set_site (PtiContext *ctx, const char *file, guint line);
 
+/* pti_context_new() with @uses ("OWNER=MODEL", NULL-terminated, may be
+ * NULL) choosing the active model of networks and computers over the HMC
+ * file's `model` attributes (ptieval --use-model). */
+PtiContext *pti_context_new_with_models (const char *system_path, const char *model_path,
+                                         const char *const *uses, GError **error);
+
+/* pti_context_change_at() with @origin naming where the change comes from
+ * in errors ("changes.txt:3"). */
+gboolean pti_context_change_at_origin (PtiContext *ctx, double time, const char *target,
+                                       const char *element, const char *value,
+                                       const char *origin, GError **error);
+
+/* Read a schedule of changes (`ptieval --changes FILE`, wsl/README.md): one
+ * per line, "TIME TARGET ELEMENT VALUE", TIME in s or with a unit ("250us"),
+ * '#' starts a comment.  Errors name the file and line.  Defined in
+ * driver.c. */
+gboolean pti_changes_file_load (PtiContext *ctx, const char *path, GError **error);
+
 /* The command line shared by ptieval and C workload programs (driver.c). */
 typedef struct {
   const char *program;          /* for messages: "ptieval", "sweep3d" */

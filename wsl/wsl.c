@@ -48,6 +48,11 @@ typedef struct {
   guint64 every, countdown;
 } WslProgress;
 
+typedef struct {
+  double time;
+  char *target, *element, *value, *origin;
+} QueuedChange;
+
 struct _PtiContext {
   GArray *placement;            /* guint processor per rank, or NULL (block) */
   PtiPlacement placement_kind;
@@ -64,6 +69,7 @@ struct _PtiContext {
   char *trace_path;
   PtiTraceWriter *writer;       /* open from the first evaluation on, if a trace is wanted */
   guint64 pending_limit;        /* automatic partial evaluation: 0 = off */
+  GPtrArray *queued_changes;    /* QueuedChange*, given before the processes were set */
   guint64 appended;             /* events appended since the last partial evaluation */
   char *workload_name;
   char *workload_file;
@@ -85,11 +91,18 @@ rud_table_unref (gpointer rud)
 PtiContext *
 pti_context_new (const char *system_path, const char *model_path, GError **error)
 {
+  return pti_context_new_with_models (system_path, model_path, NULL, error);
+}
+
+PtiContext *
+pti_context_new_with_models (const char *system_path, const char *model_path,
+                             const char *const *uses, GError **error)
+{
   g_return_val_if_fail (system_path != NULL, NULL);
   g_autoptr (PtiRegistry) registry = pti_registry_new (model_path, error);
   if (registry == NULL)
     return NULL;
-  g_autoptr (PtiSystem) system = pti_system_load (system_path, registry, error);
+  g_autoptr (PtiSystem) system = pti_system_load_full (system_path, registry, uses, error);
   if (system == NULL)
     return NULL;
 
@@ -135,6 +148,8 @@ pti_context_free (PtiContext *ctx)
   g_free (ctx->workload_name);
   g_free (ctx->workload_file);
   g_free (ctx->progress);
+  if (ctx->queued_changes != NULL)
+    g_ptr_array_unref (ctx->queued_changes);
   g_free (ctx);
 }
 
@@ -183,6 +198,13 @@ pti_context_set_processes (PtiContext *ctx, guint n, GError **error)
     pti_engine_set_progress (ctx->engine, ctx->progress->func, ctx->progress->data,
                              ctx->progress->every);
   pti_symbols_set (ctx->symbols, ctx->slot_nprocs, n);
+  for (guint i = 0; ctx->queued_changes != NULL && i < ctx->queued_changes->len; i++) {
+    const QueuedChange *q = g_ptr_array_index (ctx->queued_changes, i);
+    if (!pti_context_change_at_origin (ctx, q->time, q->target, q->element, q->value, q->origin,
+                                       error))
+      return FALSE;
+  }
+  g_clear_pointer (&ctx->queued_changes, g_ptr_array_unref);
   return TRUE;
 }
 
@@ -840,6 +862,69 @@ pti_evaluate (PtiContext *ctx, GError **error)
              && pti_trace_writer_commit (ctx->writer, error));
 }
 
+static void
+queued_change_free (gpointer data)
+{
+  QueuedChange *q = data;
+  g_free (q->target);
+  g_free (q->element);
+  g_free (q->value);
+  g_free (q->origin);
+  g_free (q);
+}
+
+gboolean
+pti_context_change_at_origin (PtiContext *ctx, double time, const char *target,
+                              const char *element, const char *value, const char *origin,
+                              GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && target != NULL && element != NULL && value != NULL, FALSE);
+  if (ctx->evaluated) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: the workload was already evaluated", origin);
+    return FALSE;
+  }
+  /* "link_load[s1.*:up]": the element, and the parts it applies to */
+  g_autofree char *name = g_strdup (element);
+  char *selector = NULL, *open = strchr (name, '[');
+  if (open != NULL) {
+    gsize len = strlen (open);
+    if (len < 3 || open[len - 1] != ']') {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s: '%s' is not ELEMENT or ELEMENT[PARTS], e.g. link_load[s1.0-s2.*:up]",
+                   origin, element);
+      return FALSE;
+    }
+    *open = '\0';
+    open[len - 1] = '\0';
+    selector = open + 1;
+  }
+  if (name[0] == '\0') {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no element named in '%s'", origin,
+                 element);
+    return FALSE;
+  }
+  if (ctx->engine == NULL) {
+    /* Checked by the model once the engine exists (pti_context_set_processes). */
+    QueuedChange *q = g_new0 (QueuedChange, 1);
+    *q = (QueuedChange) { time, g_strdup (target), g_strdup (element), g_strdup (value),
+                          g_strdup (origin) };
+    if (ctx->queued_changes == NULL)
+      ctx->queued_changes = g_ptr_array_new_with_free_func (queued_change_free);
+    g_ptr_array_add (ctx->queued_changes, q);
+    return TRUE;
+  }
+  return pti_engine_add_change (ctx->engine, time, target, name, selector, value, origin, error);
+}
+
+gboolean
+pti_context_change_at (PtiContext *ctx, double time, const char *target, const char *element,
+                       const char *value, GError **error)
+{
+  return pti_context_change_at_origin (ctx, time, target, element, value,
+                                       "pti_context_change_at", error);
+}
+
 gboolean
 pti_evaluate_partial (PtiContext *ctx, GError **error)
 {
@@ -861,7 +946,11 @@ pti_evaluate_partial (PtiContext *ctx, GError **error)
   }
   ctx->appended = 0;
   g_autofree const char **names = rud_names (ctx);
-  return open_trace (ctx, error) && pti_engine_run (ctx->engine, FALSE, error)
+  if (!open_trace (ctx, error))
+    return FALSE;
+  /* Models' records of this run go to the trace too. */
+  pti_engine_set_trace (ctx->engine, ctx->writer, NULL);
+  return pti_engine_run (ctx->engine, FALSE, error)
          && pti_engine_flush (ctx->engine, ctx->writer, names, error);
 }
 

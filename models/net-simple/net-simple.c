@@ -11,6 +11,7 @@
 #include <pti/hmi.h>
 
 #include <math.h>
+#include <string.h>
 
 extern const char pti_net_simple_xsd[];
 
@@ -119,8 +120,55 @@ net_simple_transfer (gpointer instance, guint32 src_port, guint32 dst_port, guin
   out->arrived = out->injected + self->latency;
 }
 
+/* Live changes apply to the transfers that start afterwards: a message
+ * priced at its start keeps its price. */
+static gboolean
+net_simple_reconfigure (gpointer instance, const char *element, const char *selector,
+                        const char *value, gboolean apply, double now,
+                        const PtiNetSink *sink, GError **error)
+{
+  NetSimple *self = instance;
+  double v = 0;
+  double *target = NULL;
+  if (selector != NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "net-simple has no parts to choose: '%s[%s]' takes no [...]", element, selector);
+    return FALSE;
+  }
+  if (strcmp (element, "bandwidth") == 0 && !self->loggp) {
+    if (!pti_parse_bandwidth (value, &v, error))
+      return FALSE;
+    target = &self->bandwidth;
+  } else if (strcmp (element, "latency") == 0 || strcmp (element, "send_overhead") == 0
+             || strcmp (element, "recv_overhead") == 0) {
+    if (!pti_parse_time (value, &v, error))
+      return FALSE;
+    target = element[0] == 'l' ? &self->latency
+             : element[0] == 's' ? &self->send_overhead : &self->recv_overhead;
+  } else {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "net-simple cannot change '%s' during an evaluation; it can change %s", element,
+                 self->loggp ? "latency, send_overhead and recv_overhead"
+                             : "latency, bandwidth, send_overhead and recv_overhead");
+    return FALSE;
+  }
+  if (apply)
+    *target = v;
+  return TRUE;
+}
+
+/* A new evaluation: no message has gone yet (LogGP's gap). */
+static void
+net_simple_reset (gpointer instance)
+{
+  NetSimple *self = instance;
+  for (guint i = 0; i < self->n_ports; i++)
+    self->last_start[i] = -INFINITY;
+}
+
 static const PtiNetOps net_simple_ops = {
   .version = PTI_NET_OPS_VERSION,
+  .reset = net_simple_reset,
   .send_overhead = net_simple_send_overhead,
   .recv_overhead = net_simple_recv_overhead,
   .eager_limit = net_simple_eager_limit,
@@ -164,4 +212,5 @@ const PtiModelDesc pti_model_net_simple = {
   .configure = net_simple_configure,
   .finalize = net_simple_finalize,
   .net = &net_simple_ops,
+  .reconfigure = net_simple_reconfigure,
 };

@@ -2,8 +2,9 @@
 # Benchmark of evaluation control (issue 3, points 5 and 6), with the C
 # Sweep3D program on the paper's cluster:
 #  - partial evaluation: peak memory with eval_mode=0 (everything held until
-#    the end) and eval_mode=1 (a partial evaluation after each iteration)
-#    while the iteration count grows tenfold;
+#    the end), eval_mode=1 (a partial evaluation after each iteration) and
+#    the automatic mode (--pending-limit, every 100,000 events) while the
+#    iteration count grows tenfold;
 #  - analytical repetition: wall time of eval_mode=0 (every iteration built
 #    and evaluated) against eval_mode=2 (built once, repeated) for 100 and
 #    10,000 iterations, and the predicted times, which must agree.
@@ -33,6 +34,7 @@ echo "== partial evaluation: memory as iterations grow tenfold (4x4 ranks, 50x50
 for it in 12 120; do
   run "iterations=$it eval_mode=0 (all at once)" -D iterations=$it -D eval_mode=0
   run "iterations=$it eval_mode=1 (partial each iteration)" -D iterations=$it -D eval_mode=1
+  run "iterations=$it --pending-limit 100000 (automatic)" -D iterations=$it --pending-limit 100000
 done
 echo
 echo "== analytical repetition: time as iterations grow (4x4 ranks)"

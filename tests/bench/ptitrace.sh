@@ -5,9 +5,10 @@
 #
 # BUILD_DIR defaults to build-bench, configured here with --buildtype=release.
 # Writes the PTI paper's Sweep3D case with 48 iterations (1,024,200 events,
-# about 170 MB of XML) with ptieval, then runs every ptitrace command on it
-# and prints the wall time and the peak resident memory of each (GNU time,
-# or Python's resource module without it).  Memory is flat: it is the sort
+# and the ba and knee records of pc_cluster's contention model: about 255 MB
+# of XML) with ptieval, then runs every ptitrace command on it (the ba and
+# knee plots when the trace has model records) and prints the wall time and
+# the peak resident memory of each (Python's resource module).  Memory is flat: it is the sort
 # budget (--memory, default 64 MiB) plus a few MiB, whatever the trace's
 # length; the last lines show it with --memory 16M and on a trace 12 times
 # shorter.
@@ -44,8 +45,10 @@ workload="$root/wsl/examples/sweep3d.xml"
 "$ptieval" "$system" "$workload" -D iterations=4 -o "$tmp/small.xml" --json > "$tmp/small.json"
 events=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$tmp/big.json")
 small=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$tmp/small.json")
+records=$("$ptitrace" summary "$tmp/big.xml" | sed -n 's/.* \([0-9]*\) model records$/\1/p')
 echo "ptitrace benchmark: $(nproc) cores, $(uname -m)"
-echo "trace: Sweep3D, 16 processes, 48 iterations: $events events, $(du -h "$tmp/big.xml" | cut -f1) of XML"
+echo "trace: Sweep3D, 16 processes, 48 iterations: $events events, $records model records," \
+  "$(du -h "$tmp/big.xml" | cut -f1) of XML"
 measure "paraver"                "$ptitrace" paraver "$tmp/big.xml" -o "$tmp/out"
 echo "    outputs: $(du -ch "$tmp"/out.prv "$tmp"/out.pcf "$tmp"/out.row | tail -1 | cut -f1)"
 rm -f "$tmp"/out.*
@@ -57,6 +60,10 @@ measure "summary (critical path)" "$ptitrace" summary "$tmp/big.xml"
 measure "diff (A against itself)" "$ptitrace" diff "$tmp/big.xml" "$tmp/big.xml"
 measure "plot timespace PNG"     "$ptitrace" plot "$tmp/big.xml" -o "$tmp/out.png"
 measure "plot timespace SVG"     "$ptitrace" plot "$tmp/big.xml" -o "$tmp/out.svg"
+if [ "$records" -gt 0 ]; then   # a contention model's <ba> and <knee>
+  measure "plot ba PNG"          "$ptitrace" plot "$tmp/big.xml" -o "$tmp/out.png" --kind ba
+  measure "plot knee PNG"        "$ptitrace" plot "$tmp/big.xml" -o "$tmp/out.png" --kind knee
+fi
 rm -f "$tmp"/out.*
 echo "flat memory:"
 measure "paraver --memory 16M"   "$ptitrace" paraver "$tmp/big.xml" -o "$tmp/out" --memory 16M

@@ -17,10 +17,13 @@
 #                    workload programs (eval_mode 0 only)
 #
 # BUILD_DIR defaults to build-bench, configured here with --buildtype=release.
-# The system is configs/pc_cluster.xml grown to as many nodes as ranks.  A
-# case whose estimated peak memory (from its event count) exceeds the memory
-# available now is skipped, with the estimate (eval_mode 0 only); the others
-# run one at a time.
+# The system is configs/pc_cluster.xml grown to as many nodes as ranks, its
+# network priced by net-simple (latency, bandwidth, overheads: no
+# contention), whatever model the file makes the default: a contention
+# model would need a topology of every size.  A case whose estimated peak
+# memory (from its event count) exceeds the memory available now is
+# skipped, with the estimate (eval_mode 0 only); the others run one at a
+# time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -60,14 +63,31 @@ meson compile -C "$build" ptieval sweep3d cg >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# system_for N: pc_cluster.xml with N nodes on N ports, in $tmp.
+# system_for N: pc_cluster.xml with N nodes on N ports and only its
+# net_simple configuration for the network, in $tmp.
 system_for() {
   local n=$1 f="$tmp/pc_cluster_$1.xml"
   if [ ! -f "$f" ]; then
-    sed -e "s/<system name=\"pc_cluster\">/<system name=\"pc_cluster_$n\">/" \
-        -e "s/count=\"16\"/count=\"$n\"/" \
-        -e "s/nodes=\"1-16\"/nodes=\"1-$n\"/" -e "s/ports=\"1-16\"/ports=\"1-$n\"/" \
-        "$root/configs/pc_cluster.xml" >"$f"
+    python3 - "$root/configs/pc_cluster.xml" "$n" "$f" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+src, n, out = sys.argv[1], sys.argv[2], sys.argv[3]
+tree = ET.parse(src)
+system = tree.getroot()
+system.set("name", f"pc_cluster_{n}")
+for computer in system.iter("computer"):
+    computer.set("count", n)
+for network in system.iter("network"):
+    if network.find("net_simple") is None:
+        sys.exit(f"scale.sh: {src}: network '{network.get('name')}' has no <net_simple>")
+    network.attrib.pop("model", None)
+    for model in [m for m in network if m.tag != "net_simple"]:
+        network.remove(model)
+for connect in system.iter("connect"):
+    connect.set("nodes", f"1-{n}")
+    connect.set("ports", f"1-{n}")
+tree.write(out, encoding="UTF-8", xml_declaration=True)
+PY
   fi
   echo "$f"
 }

@@ -333,7 +333,7 @@ test_unknown_model_element (void)
   g_autoptr (Run) r = ptieval_data ("bad-model-element.xml", "pingpong.xml", NULL);
   expect (r, EXIT_INVALID,
           "bad-model-element.xml:5: <cpu_cls>: not a known model configuration element",
-          "known: cpu_clc (cpu-clc), net_simple (net-simple)", NULL);
+          "known: cpu_clc (cpu-clc), net_contention (net-contention), net_simple (net-simple)", NULL);
 }
 
 static void
@@ -341,7 +341,7 @@ test_model_info_unknown (void)
 {
   g_autoptr (Run) r = ptieval_data ("--model-info", "nosuch", NULL);
   expect (r, EXIT_INVALID,
-          "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, net-simple", NULL);
+          "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, net-contention, net-simple", NULL);
   g_assert_cmpstr (r->out, ==, "");
 }
 
@@ -745,6 +745,127 @@ test_traces (void)
   remove_tree (tmp);
 }
 
+/* ---- automatic partial evaluation (--pending-limit) --------------------- */
+
+static guint
+occurrences (const char *text, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = text; (p = strstr (p, needle)) != NULL; p += strlen (needle))
+    n++;
+  return n;
+}
+
+/* --json without what is measured or names a file: the prediction, rank by
+ * rank. */
+static char *
+json_prediction (const char *json)
+{
+  g_autoptr (GRegex) re = g_regex_new ("\"(wall_s|build_s|evaluate_s|events_per_s|"
+                                       "peak_rss_bytes|system|workload)\": [^,]*,", 0, 0, NULL);
+  return g_regex_replace_literal (re, json, -1, 0, "", 0, NULL);
+}
+
+/* --pending-limit N runs a partial evaluation each time N more events have
+ * been built: the prediction is the same to the last digit, rank by rank,
+ * as one evaluation at the end, and the trace holds the same 876 events of
+ * the small Sweep3D, in several <events> chunks (one per partial evaluation
+ * that resolved something), and validates.  Both forms: the C program
+ * builds iteration by iteration across ranks, the workload file rank by
+ * rank (so fewer events are resolved early, but the result is the same).
+ * A negative or non-numeric N is a usage error. */
+static void
+test_pending_limit (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *xsd = g_build_filename (schema_dir, "trace.xsd", NULL);
+  g_autofree char *whole = g_build_filename (tmp, "whole.xml", NULL);
+  g_autofree char *parts = g_build_filename (tmp, "parts.xml", NULL);
+  for (int form = 0; form < 2; form++) {
+    const char *program = form == 0 ? sweep3d : ptieval;
+    /* the C program takes no workload: NULL then ends its arguments early */
+    const char *workload = form == 0 ? NULL : "wsl/examples/sweep3d.xml";
+    g_autoptr (Run) a = run_sweep (program, SMALL, "configs/pc_cluster.xml", "--json", "-o", whole,
+                                   workload, NULL);
+    g_autoptr (Run) b = run_sweep (program, SMALL, "configs/pc_cluster.xml", "--json", "-o", parts,
+                                   "--pending-limit", "100", workload, NULL);
+    expect (a, EXIT_OK, NULL);
+    expect (b, EXIT_OK, NULL);
+    g_assert_cmpfloat (json_number (b->out, "events"), ==, 876);
+    g_autofree char *pa = json_prediction (a->out);
+    g_autofree char *pb = json_prediction (b->out);
+    g_assert_cmpstr (pa, ==, pb);
+    g_autofree char *ta = read_text (whole);
+    g_autofree char *tb = read_text (parts);
+    g_assert_cmpuint (occurrences (ta, "<events>"), ==, 1);
+    g_assert_cmpuint (occurrences (tb, "<events>"), >, 1);
+    g_assert_cmpuint (occurrences (ta, "<event "), ==, 876);
+    g_assert_cmpuint (occurrences (tb, "<event "), ==, 876);
+    expect_valid (xsd, parts);
+  }
+  remove_tree (tmp);
+
+  g_autoptr (Run) neg = ptieval_data ("--pending-limit", "-1", "tiny-system.xml", "pingpong.xml",
+                                      NULL);
+  expect (neg, EXIT_USAGE,
+          "ptieval: error: --pending-limit -1: expected a number of events, 0 or more", NULL);
+  g_autoptr (Run) word = ptieval_data ("--pending-limit", "many", "tiny-system.xml",
+                                       "pingpong.xml", NULL);
+  expect (word, EXIT_USAGE, "ptieval: error: ", "--pending-limit", "many", NULL);
+}
+
+/* ---- live changes and model choice (--changes, --use-model) ------------- */
+
+/* The small Sweep3D on pc_cluster.xml (net-contention): a schedule that
+ * gives every link 90% background load from the start slows the messages
+ * (never the computations), so the prediction grows; --use-model
+ * myrinet=net-simple predicts without contention.  Mistakes name the file
+ * and line (exit 3), a file that cannot be read is an I/O error (exit 1),
+ * a model choice naming nothing is a usage error (exit 2). */
+static void
+test_changes_and_use_model (void)
+{
+  g_autofree char *tmp = make_tmp_dir ();
+  g_autofree char *ok = g_build_filename (tmp, "ok.txt", NULL);
+  g_autofree char *bad = g_build_filename (tmp, "bad.txt", NULL);
+  g_assert_true (g_file_set_contents (ok, "# a sensor's readings\n0 myrinet background_load 0.9\n",
+                                      -1, NULL));
+  g_assert_true (g_file_set_contents (bad, "0 myrinet background_load 0.5\n"
+                                           "1ms myrinet link_load[h99:up] 0.5\n", -1, NULL));
+  const char *w = "wsl/examples/sweep3d.xml";
+  g_autoptr (Run) base = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--json", w, NULL);
+  g_autoptr (Run) slow = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--json",
+                                    "--changes", ok, w, NULL);
+  g_autoptr (Run) simple = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--json",
+                                      "--use-model", "myrinet=net-simple", w, NULL);
+  expect (base, EXIT_OK, NULL);
+  expect (slow, EXIT_OK, NULL);
+  expect (simple, EXIT_OK, NULL);
+  double t0 = json_number (base->out, "predicted_time_s");
+  double t1 = json_number (slow->out, "predicted_time_s");
+  double t2 = json_number (simple->out, "predicted_time_s");
+  g_assert_cmpfloat (t1, >, t0);
+  g_assert_cmpfloat (t2, !=, t0);
+  g_assert_cmpfloat (json_number (slow->out, "events"), ==, 876);
+
+  g_autoptr (Run) e1 = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--changes", bad, w,
+                                  NULL);
+  expect (e1, EXIT_INVALID, "bad.txt:2: network myrinet: no link is called 'h99:up'", NULL);
+  g_autofree char *missing = g_build_filename (tmp, "missing.txt", NULL);
+  g_autoptr (Run) e2 = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--changes", missing,
+                                  w, NULL);
+  expect (e2, EXIT_OTHER, "cannot read changes file", "missing.txt", NULL);
+  g_autoptr (Run) e3 = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--use-model",
+                                  "lan=net-simple", w, NULL);
+  expect (e3, EXIT_USAGE, "model choice 'lan=net-simple'", "no network or computer named 'lan'",
+          NULL);
+  g_autoptr (Run) e4 = run_sweep (ptieval, SMALL, "configs/pc_cluster.xml", "--use-model",
+                                  "myrinet=net-fancy", w, NULL);
+  expect (e4, EXIT_INVALID, "model=\"net-fancy\" names model 'net-fancy'",
+          "configured here: net-contention, net-simple", NULL);
+  remove_tree (tmp);
+}
+
 /* ---- 14: information options ------------------------------------------- */
 
 static void
@@ -789,7 +910,8 @@ test_help (void)
     g_autoptr (Run) r = run_in (data_dir, programs[i], "--help", NULL);
     expect (r, EXIT_OK, NULL);
     const char *want[] = { "Usage:", "-D, --define=NAME=VALUE", "--json", "-o, --output=FILE",
-                           "--list-models", "--model-info", "Exit status: 0 ok, 2 usage error, 3" };
+                           "--list-models", "--model-info", "Exit status: 0 ok, 2 usage error, 3",
+                           "--pending-limit=N", "N more events", "default: 0" };
     for (guint k = 0; k < G_N_ELEMENTS (want); k++)
       if (strstr (r->out, want[k]) == NULL)
         failf ("%s lacks \"%s\":\n%s", r->command, want[k], r->out);
@@ -930,6 +1052,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/sweep3d/defaults", test_sweep3d_defaults);
   g_test_add_func ("/cli/trace/sweep3d", test_traces);
   g_test_add_func ("/cli/json", test_json);
+  g_test_add_func ("/cli/pending-limit", test_pending_limit);
+  g_test_add_func ("/cli/changes-and-use-model", test_changes_and_use_model);
   g_test_add_func ("/cli/info/list-models", test_list_models);
   g_test_add_func ("/cli/info/model-info", test_model_info);
   g_test_add_func ("/cli/info/help", test_help);

@@ -137,7 +137,7 @@ test_check_desc_refuses (void)
     { break_cpu_no_cost, "cpu ops need rud_compile, rud_free and cost" },
     { break_cpu_and_net, "also sets net ops" },
     { break_net_no_ops, "kind network but has no net ops" },
-    { break_net_missing_op, "net ops need send_overhead, recv_overhead, eager_limit and transfer" },
+    { break_net_missing_op, "net ops need transfer (a cost model) or flow_start, flow_next and flow_advance" },
     { break_records_no_ns, "no records_namespace" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {

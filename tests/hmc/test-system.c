@@ -62,7 +62,7 @@ test_pc_cluster (void)
   g_assert_cmpuint (sys->networks->len, ==, 1);
   g_assert_cmpstr (network (sys, 0)->name, ==, "myrinet");
   g_assert_cmpuint (network (sys, 0)->n_ports, ==, 16);
-  g_assert_cmpuint (sys->instances->len, ==, 2);
+  g_assert_cmpuint (sys->instances->len, ==, 3);   /* cpu-clc, net-contention, net-simple */
 
   for (guint p = 0; p < 16; p++) {
     const PtiNode *n = node_of (sys, p);
@@ -80,10 +80,20 @@ test_pc_cluster (void)
   guint pa = 0, pb = 0;
   const PtiModelInstance *net = pti_system_route (sys, 0, 15, &pa, &pb);
   g_assert_nonnull (net);
-  g_assert_cmpstr (net->desc->name, ==, "net-simple");
+  g_assert_cmpstr (net->desc->name, ==, "net-contention");   /* model="net-contention" */
   g_assert_cmpstr (net->owner, ==, "network myrinet");
   g_assert_cmpuint (pa, ==, 1);
   g_assert_cmpuint (pb, ==, 16);
+  g_assert_cmpuint (net->desc->net->port_count (net->state), ==, 16);
+
+  /* net-simple is configured beside it, for --use-model myrinet=net-simple. */
+  net = NULL;
+  for (guint i = 0; i < sys->instances->len; i++) {
+    const PtiModelInstance *mi = g_ptr_array_index (sys->instances, i);
+    if (strcmp (mi->desc->name, "net-simple") == 0)
+      net = mi;
+  }
+  g_assert_nonnull (net);
 
   /* The numbers README.md derives, as the models read them. */
   const PtiNetOps *ops = net->desc->net;
@@ -473,7 +483,7 @@ static const BadCase bad_cases[] = {
     "    </cpu_clc>\n"
     "  </computer>\n"
     "</system>\n",
-    "<XADD", { "does not follow model cpu-clc", "XADD" } },
+    "<XADD", { "does not follow model cpu-clc", "XADD", "See --model-info cpu-clc" } },
   { "model-schema-missing-child",
     "<system name=\"s\">\n"
     "  <computer name=\"pc\">\n" CPU "  </computer>\n"
@@ -481,7 +491,8 @@ static const BadCase bad_cases[] = {
     "    <net_simple><latency unit=\"us\">1</latency></net_simple>\n"
     "  </network>\n"
     "</system>\n",
-    "<net_simple", { "does not follow model net-simple", "bandwidth" } },
+    "<net_simple", { "does not follow model net-simple", "bandwidth",
+                     "See --model-info net-simple for the model's parameters" } },
   { "model-unit-refused-by-schema",
     "<system name=\"s\">\n"
     "  <computer name=\"pc\">\n"

@@ -9,7 +9,8 @@ communicator lines (4), every record's field count, integers only, object
 ids and the CPU/node rule (2), times within [0, FTIME] (11.6), states that
 neither overlap nor leave gaps on each thread (5.1), communications with
 both ends valid and physical send <= physical receive (5.3), records sorted
-by time (5.5), every state and event type declared in the .pcf (9), the .row
+by time (5.5), every state and event type declared in the .pcf (9) once, the
+values of a type with a VALUES list among them (names of RUDs, links), the .row
 levels and sizes (10), LF endings and no blank-with-spaces lines.  With the
 pti trace: one communication record per message of the trace, and per thread
 the time in Running equals the trace's compute time and the time in
@@ -135,6 +136,8 @@ def main():
 
     # .pcf: states and event types
     states, types = set(), set()
+    labelled = {}       # event type -> the values its block's VALUES list names
+    block = []          # event types of the current EVENT_TYPE block
     section = None
     in_values = False
     for i, line in enumerate(pcf):
@@ -143,7 +146,7 @@ def main():
         s = line.strip()
         if s in ("DEFAULT_OPTIONS", "DEFAULT_SEMANTIC", "STATES", "STATES_COLOR", "EVENT_TYPE",
                  "GRADIENT_COLOR", "GRADIENT_NAMES"):
-            section, in_values = s, False
+            section, in_values, block = s, False, []
             continue
         if not s or s.startswith("#"):
             continue
@@ -159,17 +162,25 @@ def main():
         elif section == "EVENT_TYPE":
             if s == "VALUES":
                 in_values = True
+                for ty in block:
+                    labelled.setdefault(ty, set())
                 continue
             if in_values:
                 m = re.match(r"^(-?\d+)\s+\S", s)
                 if not m or not -2**31 <= int(m.group(1)) < 2**31:
                     fail(f".pcf line {i + 1}: bad value line")
+                else:
+                    for ty in block:
+                        labelled[ty].add(int(m.group(1)))
             else:
                 m = re.match(r"^(\d+)\s+(\d+)\s+\S", s)
                 if not m:
                     fail(f".pcf line {i + 1}: bad event type line")
                 else:
+                    if int(m.group(2)) in types:
+                        fail(f".pcf line {i + 1}: event type {m.group(2)} declared twice")
                     types.add(int(m.group(2)))
+                    block.append(int(m.group(2)))
 
     # .row
     levels = {}
@@ -251,9 +262,11 @@ def main():
             t = f[5]
             if not 0 <= t <= ftime:
                 fail(f".prv line {lineno}: event time {t} outside [0, {ftime}]")
-            for ty in f[6::2]:
+            for ty, v in zip(f[6::2], f[7::2]):
                 if ty < 0 or ty not in types:
                     fail(f".prv line {lineno}: event type {ty} not declared in the .pcf")
+                elif ty in labelled and v not in labelled[ty]:
+                    fail(f".prv line {lineno}: value {v} of event type {ty} is not in its VALUES")
         elif kind == 3:
             if len(f) != 15:
                 fail(f".prv line {lineno}: a communication record has 15 fields")

@@ -166,6 +166,34 @@ def diff_golden(tmp):
 
 
 @test
+def name_fields(tmp):
+    """record fields holding names (links): Paraver values, SDDF strings, Chrome counter ids"""
+    run(["paraver", "contention.xml", "-o", os.path.join(tmp, "c")])
+    pcf = open(os.path.join(tmp, "c.pcf")).read()
+    check(re.search(r"EVENT_TYPE\n0 +19000202 +net-contention knee: link\nVALUES\n1 +s1\.0-s2\.1#0:up\n"
+                    r"2 +h3:up\n", pcf), "the .pcf does not list the link names:\n" + pcf[-900:])
+    prv = open(os.path.join(tmp, "c.prv")).read()
+    check(re.search(r"^2:0:2:1:1:125000:.*:19000202:2:19000203:80000$", prv, re.M),
+          "knee of h3:up at 125 us")
+    run(["sddf", "contention.xml", "-o", os.path.join(tmp, "c.sddf")])
+    sddf = open(os.path.join(tmp, "c.sddf")).read()
+    check('\tchar\t"link"[];' in sddf and '[6] { "h3:up" }, 80000.0 };;' in sddf, "SDDF link strings")
+    run(["chrome", "contention.xml", "-o", os.path.join(tmp, "c.json")])
+    knee = [e for e in json.load(open(os.path.join(tmp, "c.json")))["traceEvents"]
+            if e.get("name") == "knee"]
+    check(len(knee) == 8 and {e["id"] for e in knee} == {"link=s1.0-s2.1#0:up", "link=h3:up", "link="}
+          and all(set(e["args"]) == {"packets_per_s"} for e in knee), f"Chrome counters: {knee}")
+    # A number where the field held names is an error too, naming both lines.
+    text = open(os.path.join(SAMPLES, "contention.xml")).read()
+    last = 'time="0.000350000" link="h3:up"'
+    path = variant(tmp, "five.xml", text.replace(last, last.replace("h3:up", "5")))
+    p = run(["paraver", path, "-o", os.path.join(tmp, "five")], expect=3)
+    check(re.search(r'five\.xml:%d: record <knee> link="5" is a number, and the field held a name '
+                    r"before \(line %d\)" % (line_of(text, last), line_of(text, 'link="s1.0-s2.1#0:up" p')),
+                    p.stderr), p.stderr)
+
+
+@test
 def summary_numbers(tmp):
     """summary of the hand-written trace: totals worked out by hand"""
     out = run(["summary", "contention.xml"]).stdout
@@ -173,7 +201,7 @@ def summary_numbers(tmp):
     row = [l for l in out.splitlines() if l.split()[:1] == ["1"]][0].split()
     check(row[1:7] == ["0.000400000", "0.000315000", "0.000033000", "0.000002000", "0.000015000",
                        "0.000035000"], f"rank 1: {row}")
-    check("4 messages, 13 model records" in out, "counts")
+    check("4 messages, 15 model records" in out, "counts")
     out = run(["summary", "pingpong.xml"]).stdout
     check("processes on the critical path: 0 1" in out, "pingpong critical path: " + out[-300:])
 
@@ -283,6 +311,74 @@ def plots(tmp):
     run(["plot", "contention.xml", "--kind", "knee", "--from", "0.0001", "--to", "0.0003", "-o", out])
 
 
+def read_png(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG, as cairo writes them."""
+    import zlib
+    data = open(path, "rb").read()
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            check(depth == 8 and ctype in (2, 6) and interlace == 0, f"{path}: unexpected PNG kind")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
+
+@test
+def knee_plot_pixels(tmp):
+    """knee plot: a step line coloured by the bottleneck link, a gap where no message is in flight"""
+    out = os.path.join(tmp, "knee.png")
+    run(["plot", "contention.xml", "--kind", "knee", "-o", out])
+    w, h, px = read_png(out)
+    check((w, h) == (1400, 640), f"size {w}x{h}")
+    # Plot area: x 110..1376 for 0..400 us; y 548 (0) .. 62; axis up to 170k packets/s.
+    blue, orange = (78, 121, 167), (242, 142, 43)   # the first two series colours
+
+    def coloured(x):
+        """y and colour of the pixels of column x close to a series colour"""
+        return [(y, c) for y in range(62, 549) for c, want in (("blue", blue), ("orange", orange))
+                if sum(abs(p - q) for p, q in zip(px[y][x], want)) < 60]
+
+    def x_of(us):
+        return int(110 + us / 400 * 1266)
+
+    def y_of(pps):
+        return 548 - pps / 170000 * 486
+    # h3:up (the bottleneck longest: first colour) at 80k packets/s from 125 to 150 us
+    hits = coloured(x_of(140))
+    check(hits and all(c == "blue" and abs(y - y_of(80000)) <= 2 for y, c in hits), f"140 us: {hits}")
+    # no message in flight from 150 to 300 us: nothing drawn
+    for us in (160, 200, 290):
+        check(coloured(x_of(us)) == [], f"{us} us: the gap is drawn: {coloured(x_of(us))}")
+    # s1.0-s2.1#0:up at 100k from 302 to 350 us, h3:up at 150k after
+    hits = coloured(x_of(320))
+    check(hits and all(c == "orange" and abs(y - y_of(100000)) <= 2 for y, c in hits), f"320 us: {hits}")
+    hits = coloured(x_of(380))
+    check(hits and all(c == "blue" and abs(y - y_of(150000)) <= 2 for y, c in hits), f"380 us: {hits}")
+
+
 @test
 def plots_without_records(tmp):
     """ba and knee of a trace without those records: exit 3, a clear message, no file"""
@@ -380,11 +476,19 @@ def invalid(tmp):
     for name, t, line, msg in cases:
         path = variant(tmp, name + ".xml", t)
         expect_invalid(tmp, path, r"%s\.xml:%d: .*%s" % (re.escape(name), line, msg))
-    bad = variant(tmp, "field.xml", text.replace('bytes_per_s="160000000"', 'bytes_per_s="fast"'))
+    bad = variant(tmp, "field.xml", text.replace('bytes_per_s="32000000"', 'bytes_per_s="fast"'))
     expect_invalid(tmp, bad, r"field\.xml:%d: record <ba> bytes_per_s=\"fast\" is not a number"
-                   % line_of(text, 'bytes_per_s="160000000"'),
+                   % line_of(text, 'bytes_per_s="32000000"'),
                    [["paraver", "-o", "out"], ["sddf", "-o", "out.sddf"], ["chrome", "-o", "out.json"],
                     ["plot", "--kind", "ba", "-o", "out.png"]])
+    # A field that held a number cannot hold a name: the line of both.
+    first = '<nc:knee xmlns:nc="urn:pti:model:net-contention" time="0.000100000" link="s1.0-s2.1#0:up"'
+    mixed = variant(tmp, "mixed.xml", text.replace(first, first.replace("s1.0-s2.1#0:up", "7")))
+    expect_invalid(tmp, mixed, r"mixed\.xml:%d: record <knee> link=\"h3:up\" is not a number, and "
+                   r"the field held a number before \(line %d\)"
+                   % (line_of(text, 'link="h3:up"'), line_of(text, first)),
+                   [["paraver", "-o", "out"], ["sddf", "-o", "out.sddf"], ["chrome", "-o", "out.json"],
+                    ["plot", "--kind", "knee", "-o", "out.png"]])
     other = variant(tmp, "other.xml", '<?xml version="1.0"?>\n<foo/>\n')
     expect_invalid(tmp, other, r"other\.xml:2: not a pti trace", [["summary"]])
     p = run(["summary", os.path.join(tmp, "missing.xml")], expect=1)

@@ -6,7 +6,8 @@
  * with its processor as the thread name.  An event is a complete ("X")
  * slice; the part blocked on a peer is a nested slice of category "blocked".
  * Model records are counters ("C") on the process's track, or on an extra
- * "model records" process when outside any process group.  A message is a
+ * "model records" process when outside any process group; their name fields
+ * (links) become the counter's id, one series per name.  A message is a
  * flow, "s" then "f" binding to the enclosing slices (flow ends must not
  * precede their starts, so both ends are needed): the ends go to the
  * external message sorter and the flows are written after the events, from
@@ -28,6 +29,8 @@ typedef struct {
   gboolean pseudo;
   PtMsgJoin *join;
   guint64 seq;
+  PtFields *fields;     /* record fields: numbers or names */
+  GString *args, *id;   /* of the record being written */
 } Chrome;
 
 static void
@@ -148,32 +151,45 @@ on_record (Chrome *c, const PtiTrItem *item, GError **error)
   guint pid = rec->in_process ? rec->rank : c->h->n_processes;
   if (!rec->in_process)
     c->pseudo = TRUE;
+  /* Counter values must be numbers; name fields (a link) say which series
+   * the record belongs to, through the counter's id ("link=h3:up"), which
+   * viewers join to the name: one counter track per link. */
+  GString *args = c->args, *id = c->id;
+  g_string_truncate (args, 0);
+  g_string_truncate (id, 0);
+  for (guint f = 0; f < t->n_fields; f++) {
+    if ((int) f == t->time_field)
+      continue;
+    PtFieldKind kind = pt_fields_get (c->fields, item, f, NULL, NULL, error);
+    if (kind == PT_FIELD_UNKNOWN)
+      return FALSE;
+    if (kind == PT_FIELD_NAME) {
+      if (id->len > 0)
+        g_string_append_c (id, ' ');
+      g_string_append (id, t->fields[f]);
+      g_string_append_c (id, '=');
+      g_string_append (id, rec->values[f]);
+      continue;
+    }
+    if (args->len > 0)
+      g_string_append_c (args, ',');
+    pt_json_string (args, t->fields[f]);
+    g_string_append_c (args, ':');
+    pt_number_text (rec->values[f], args);
+  }
   g_string_append (s, "{\"name\":");
   pt_json_string (s, t->name);
   g_string_append (s, ",\"cat\":");
   pt_json_string (s, t->model);
   g_string_append (s, ",\"ph\":\"C\"");
+  if (id->len > 0) {
+    g_string_append (s, ",\"id\":");
+    pt_json_string (s, id->str);
+  }
   pid_tid (s, pid);
   ts_field (s, "ts", rec->time);
   g_string_append (s, ",\"args\":{");
-  gboolean first = TRUE;
-  for (guint f = 0; f < t->n_fields; f++) {
-    if ((int) f == t->time_field)
-      continue;
-    if (!first)
-      g_string_append_c (s, ',');
-    first = FALSE;
-    pt_json_string (s, t->fields[f]);
-    g_string_append_c (s, ':');
-    if (!pt_number_text (rec->values[f], s)) {
-      pti_trace_reader_error_at (c->reader, item->line, item->element, error,
-                                 "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
-                                 rec->values[f]);
-      return FALSE;
-    }
-  }
-  if (first)
-    g_string_append (s, "\"count\":1");
+  g_string_append (s, args->len > 0 ? args->str : "\"count\":1");
   g_string_append (s, "}}");
   emit (c);
   return TRUE;
@@ -209,7 +225,9 @@ pt_chrome (const char *trace, const PtOptions *o, GError **error)
   if (out == NULL)
     return PT_EXIT_FAILED;
   g_autoptr (PtMsgJoin) join = pt_msgjoin_new (trace, o->memory);
-  Chrome c = { reader, h, out->fp, g_string_new (NULL), FALSE, join, 0 };
+  g_autoptr (PtFields) fields = pt_fields_new (reader, FALSE);
+  Chrome c = { reader, h, out->fp, g_string_new (NULL), FALSE, join, 0, fields,
+               g_string_new (NULL), g_string_new (NULL) };
   GString *s = c.s;
   g_string_append (s, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"converter\":\"ptitrace (pti "
                    PTI_VERSION ")\",\"generator\":");
@@ -257,6 +275,8 @@ pt_chrome (const char *trace, const PtOptions *o, GError **error)
     fwrite (s->str, 1, s->len, c.fp);
   }
   g_string_free (s, TRUE);
+  g_string_free (c.args, TRUE);
+  g_string_free (c.id, TRUE);
   if (local != NULL || !pt_out_commit (out, &local)) {
     g_propagate_error (error, local);
     return pt_exit_code (*error);

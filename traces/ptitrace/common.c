@@ -243,6 +243,133 @@ pt_date (gboolean paraver)
 
 /* ------------------------------------------------------------------------ */
 
+typedef struct {
+  PtFieldKind kind;
+  guint64 first_line, first_element;   /* of the value that decided the kind */
+  GHashTable *ids;                     /* name -> id (interning only) */
+  GPtrArray *names;                    /* id - 1 -> name */
+} PtField;
+
+struct _PtFields {
+  PtiTraceReader *reader;
+  const PtiTrHeader *h;
+  gboolean intern;
+  PtField **fields;                    /* [type][field] */
+};
+
+PtFields *
+pt_fields_new (PtiTraceReader *reader, gboolean intern)
+{
+  PtFields *fs = g_new0 (PtFields, 1);
+  fs->reader = reader;
+  fs->h = pti_trace_reader_header (reader);
+  fs->intern = intern;
+  fs->fields = g_new0 (PtField *, MAX (fs->h->n_records, 1));
+  for (guint t = 0; t < fs->h->n_records; t++)
+    fs->fields[t] = g_new0 (PtField, MAX (fs->h->records[t].n_fields, 1));
+  return fs;
+}
+
+void
+pt_fields_free (PtFields *fs)
+{
+  if (fs == NULL)
+    return;
+  for (guint t = 0; t < fs->h->n_records; t++) {
+    for (guint f = 0; f < fs->h->records[t].n_fields; f++) {
+      PtField *fd = &fs->fields[t][f];
+      if (fd->ids != NULL)
+        g_hash_table_unref (fd->ids);
+      if (fd->names != NULL)
+        g_ptr_array_unref (fd->names);
+    }
+    g_free (fs->fields[t]);
+  }
+  g_free (fs->fields);
+  g_free (fs);
+}
+
+PtFieldKind
+pt_fields_get (PtFields *fs, const PtiTrItem *item, guint f, double *value, guint *id,
+               GError **error)
+{
+  const PtiTrRecord *rec = &item->record;
+  PtField *fd = &fs->fields[rec->type][f];
+  const char *text = rec->values[f];
+  double v = 0;
+  gboolean number = pti_tr_parse_number (text, &v);
+  PtFieldKind kind = number ? PT_FIELD_NUMBER : PT_FIELD_NAME;
+  if (fd->kind == PT_FIELD_UNKNOWN) {
+    fd->kind = kind;
+    fd->first_line = item->line;
+    fd->first_element = item->element;
+  }
+  if (kind != fd->kind) {
+    const PtiTrRecordType *t = &fs->h->records[rec->type];
+    guint64 first = pti_trace_line_of (pti_trace_reader_path (fs->reader), fd->first_line,
+                                       fd->first_element);
+    pti_trace_reader_error_at (fs->reader, item->line, item->element, error,
+                               "record <%s> %s=\"%s\" is %s, and the field held %s before "
+                               "(line %" G_GUINT64_FORMAT "): a field holds numbers or names, "
+                               "not both", t->name, t->fields[f], text,
+                               number ? "a number" : "not a number",
+                               number ? "a name" : "a number", first);
+    return PT_FIELD_UNKNOWN;
+  }
+  if (kind == PT_FIELD_NUMBER) {
+    if (value != NULL)
+      *value = v;
+    return PT_FIELD_NUMBER;
+  }
+  guint n = 0;
+  if (fs->intern) {
+    if (fd->ids == NULL) {
+      fd->ids = g_hash_table_new (g_str_hash, g_str_equal);
+      fd->names = g_ptr_array_new_with_free_func (g_free);
+    }
+    gpointer known = g_hash_table_lookup (fd->ids, text);
+    if (known != NULL) {
+      n = GPOINTER_TO_UINT (known);
+    } else if (fd->names->len < PT_MAX_NAMES) {
+      char *key = g_strdup (text);
+      g_ptr_array_add (fd->names, key);
+      n = fd->names->len;
+      g_hash_table_insert (fd->ids, key, GUINT_TO_POINTER (n));
+    } else {
+      n = PT_MAX_NAMES + 1;   /* bounded memory: "other names" */
+    }
+  }
+  if (id != NULL)
+    *id = n;
+  return PT_FIELD_NAME;
+}
+
+PtFieldKind
+pt_fields_kind (const PtFields *fs, guint type, guint f)
+{
+  return fs->fields[type][f].kind;
+}
+
+guint
+pt_fields_n_names (const PtFields *fs, guint type, guint f)
+{
+  const PtField *fd = &fs->fields[type][f];
+  return fd->names != NULL ? fd->names->len : 0;
+}
+
+const char *
+pt_fields_name (const PtFields *fs, guint type, guint f, guint id)
+{
+  const PtField *fd = &fs->fields[type][f];
+  if (fd->names == NULL || id == 0)
+    return "";
+  if (id > fd->names->len)
+    return "(other names)";
+  return fd->names->pdata[id - 1];
+}
+
+/* ------------------------------------------------------------------------ */
+
 PtLayout *
 pt_layout_new (const PtiTrHeader *h)
 {

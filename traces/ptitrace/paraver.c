@@ -60,6 +60,7 @@ typedef struct {
   const PtiTrHeader *h;
   PtiSorter *sorter;
   PtMsgJoin *join;
+  PtFields *fields;         /* record fields: numbers or names */
   guint n;
   guint64 *last_end;
   /* Per task, the exit event (value 0) of its last event, not pushed yet: it
@@ -204,15 +205,15 @@ on_record (Prv *p, const PtiTrItem *item, GError **error)
     if ((int) f == t->time_field)
       continue;
     const char *text = rec->values[f];
-    gint64 v;
     double d;
-    if (!pti_tr_parse_int64 (text, &v)) {
-      if (!pti_tr_parse_number (text, &d)) {
-        pti_trace_reader_error_at (p->reader, item->line, item->element, error,
-                                   "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
-                                   text);
-        return FALSE;
-      }
+    guint id;
+    gint64 v;
+    PtFieldKind kind = pt_fields_get (p->fields, item, f, &d, &id, error);
+    if (kind == PT_FIELD_UNKNOWN)
+      return FALSE;
+    if (kind == PT_FIELD_NAME) {
+      v = id;   /* the .pcf lists the names by value */
+    } else if (!pti_tr_parse_int64 (text, &v)) {
       if (!(fabs (d) < 9.2e18)) {
         pti_trace_reader_error_at (p->reader, item->line, item->element, error,
                                    "record <%s> %s=\"%s\" is too large for a Paraver value",
@@ -450,13 +451,34 @@ write_pcf (Prv *p, FILE *fp)
     const PtiTrRecordType *rt = &p->h->records[t];
     g_autofree char *desc = label (rt->description);
     fprintf (fp, "\n\n# model %s, record {%s}%s: %s\n# values are the fields' numbers rounded to "
-             "integers, at the record's time\nEVENT_TYPE\n", rt->model, rt->ns, rt->name, desc);
+             "integers, at the record's time; a field holding names\n# (links...) has one value "
+             "per name, listed under its own EVENT_TYPE\n", rt->model, rt->ns, rt->name, desc);
     if (!record_has_values (rt))
-      fprintf (fp, "0    %u    %s %s\n", record_type (t, 0), rt->model, rt->name);
+      fprintf (fp, "EVENT_TYPE\n0    %u    %s %s\n", record_type (t, 0), rt->model, rt->name);
+    gboolean block = FALSE;   /* an EVENT_TYPE block holds at least one type */
     for (guint f = 0; f < rt->n_fields; f++)
-      if ((int) f != rt->time_field)
+      if ((int) f != rt->time_field && pt_fields_kind (p->fields, t, f) != PT_FIELD_NAME) {
+        if (!block)
+          fputs ("EVENT_TYPE\n", fp);
+        block = TRUE;
         fprintf (fp, "0    %u    %s %s: %s\n", record_type (t, f + 1), rt->model, rt->name,
                  rt->fields[f]);
+      }
+    /* Paraver attaches VALUES to the EVENT_TYPE block before it, so each
+     * name field gets a block of its own. */
+    for (guint f = 0; f < rt->n_fields; f++) {
+      if ((int) f == rt->time_field || pt_fields_kind (p->fields, t, f) != PT_FIELD_NAME)
+        continue;
+      fprintf (fp, "\n\nEVENT_TYPE\n0    %u    %s %s: %s\nVALUES\n", record_type (t, f + 1),
+               rt->model, rt->name, rt->fields[f]);
+      guint names = pt_fields_n_names (p->fields, t, f);
+      for (guint id = 1; id <= names; id++) {
+        g_autofree char *l = label (pt_fields_name (p->fields, t, f, id));
+        fprintf (fp, "%-3u %s\n", id, *l ? l : "(empty name)");
+      }
+      if (names >= PT_MAX_NAMES)
+        fprintf (fp, "%-3u (other names: more than %u)\n", PT_MAX_NAMES + 1, PT_MAX_NAMES);
+    }
   }
   fputc ('\n', fp);
 }
@@ -534,6 +556,7 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
   p.last_end = g_new0 (guint64, MAX (p.n, 1));
   p.exit_time = g_new0 (guint64, MAX (p.n, 1));
   p.exit_type = g_new0 (guint32, MAX (p.n, 1));
+  p.fields = pt_fields_new (reader, TRUE);
   p.ruds = g_hash_table_new (g_str_hash, g_str_equal);
   p.rud_names = g_ptr_array_new_with_free_func (g_free);
   int rc = PT_EXIT_FAILED;
@@ -595,6 +618,7 @@ out:
   g_free (p.last_end);
   g_free (p.exit_time);
   g_free (p.exit_type);
+  pt_fields_free (p.fields);
   g_hash_table_unref (p.ruds);
   g_ptr_array_unref (p.rud_names);
   return rc;

@@ -9,15 +9,15 @@
  *              stage is a maximal interval during which at least one message
  *              is in flight (from its send's start to its receive's end).
  *   knee       Fig. 9: knee capacity over time (records <knee>: time
- *              packets_per_s, or bytes_per_s; one series per link when the
- *              record has a link field).
+ *              packets_per_s, or bytes_per_s): one step line, coloured by
+ *              the bottleneck link the record names (field link).
  *
  * Memory does not grow with the trace: the time-space diagram accumulates,
  * per row and pixel column, the time spent in each kind of event (so a
  * column holding many events shows their proportions, stacked); events and
  * message lines are spooled to the external sorter (temporary files beyond
  * --memory) until the window is known, message ends are paired by the
- * external message sorter, and the knee series are reduced to min / max /
+ * external message sorter, and the knee line is reduced to min / max /
  * first / last per pixel column.  Message lines are drawn only up to
  * MAX_LINES in the window (zoom in to see more); lines that fall on the same
  * pixels are drawn once. */
@@ -32,6 +32,7 @@
 
 #define MAX_LINES 20000
 #define MAX_SERIES 10
+#define BA_LABELS 24      /* BA steps in a column: at most this many are named */
 #define FONT "DejaVu Sans"
 
 typedef struct { double r, g, b; } Rgb;
@@ -613,9 +614,9 @@ cmp_ba_msg (const void *pa, const void *pb)
 typedef struct {
   guint64 time;
   double value;
-  double series;       /* link id, or 0 */
+  double series;       /* the link: its number, or its name's id; 0 without link */
   guint32 type;
-  guint32 pad;
+  guint32 named;       /* series is a name id (pt_fields_name) */
   guint64 seq;
 } KneeRec;
 
@@ -642,6 +643,7 @@ typedef struct {
   int *ba_msg;
   int *knee_value;        /* packets_per_s, else bytes_per_s */
   int *knee_link;
+  PtFields *fields;       /* link names */
   gboolean knee_packets;  /* the knee values are packets/s (else bytes/s) */
   guint64 predicted;
   guint64 max_time;
@@ -659,6 +661,7 @@ reading_clear (Reading *r)
   g_free (r->ba_msg);
   g_free (r->knee_value);
   g_free (r->knee_link);
+  pt_fields_free (r->fields);
   pti_trace_reader_free (r->reader);
 }
 
@@ -691,6 +694,7 @@ read_trace (Reading *r, gboolean want_ba, gboolean want_knee, GError **error)
   if ((r->reader = pti_trace_reader_open (r->trace, error)) == NULL)
     return FALSE;
   r->h = pti_trace_reader_header (r->reader);
+  r->fields = pt_fields_new (r->reader, TRUE);
   r->n = r->h->n_processes;
   guint nt = r->h->n_records;
   r->ba_value = g_new (int, MAX (nt, 1));
@@ -794,8 +798,17 @@ read_trace (Reading *r, gboolean want_ba, gboolean want_knee, GError **error)
         KneeRec k = { 0 };
         if (!record_number (r, &item, r->knee_value[t], &k.value, &local))
           break;
-        if (r->knee_link[t] >= 0 && !record_number (r, &item, r->knee_link[t], &k.series, &local))
-          break;
+        if (r->knee_link[t] >= 0) {
+          guint id;
+          PtFieldKind kind = pt_fields_get (r->fields, &item, (guint) r->knee_link[t], &k.series,
+                                            &id, &local);
+          if (kind == PT_FIELD_UNKNOWN)
+            break;
+          if (kind == PT_FIELD_NAME) {
+            k.series = id;
+            k.named = 1;
+          }
+        }
         k.time = item.record.time;
         k.type = t;
         k.seq = r->seq++;
@@ -1246,8 +1259,21 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
   cairo_rectangle (cr, x0, ba_top, x1 - x0, f->ba_h);
   cairo_clip (cr);
   const BaSeg *seg;
+  /* Few messages in the window: name each where its first value starts,
+   * so a step can be told from the next (labels that would overlap an
+   * earlier one are left out). */
+  guint64 in_window = 0;
+  pti_sorter_rewind (f->j->segs);
+  while ((seg = pti_sorter_next (f->j->segs, &local)) != NULL)
+    in_window += !(seg->t1 < from || seg->t0 > to);
+  gboolean labels = in_window <= BA_LABELS;
+  double boxes[BA_LABELS][4];
+  guint n_boxes = 0;
+  guint64 prev_msg = G_MAXUINT64;
   pti_sorter_rewind (f->j->segs);
   while ((seg = pti_sorter_next (f->j->segs, &local)) != NULL) {
+    gboolean first_seg = seg->msg != prev_msg;
+    prev_msg = seg->msg;
     if (seg->t1 < from || seg->t0 > to)
       continue;
     f->shown++;
@@ -1260,6 +1286,23 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
     cairo_stroke (cr);
     cairo_arc (cr, sx0, y, 2.8, 0, 2 * G_PI);
     cairo_fill (cr);
+    if (labels && first_seg) {
+      g_autofree char *l = g_strdup_printf ("msg %" G_GUINT64_FORMAT, seg->msg);
+      double w = text_width (cr, 10, FALSE, l), bx = sx0 + 4, by = y - 16;
+      gboolean clear = TRUE;
+      for (guint b = 0; b < n_boxes && clear; b++)
+        clear = bx + w < boxes[b][0] || bx > boxes[b][2] || by + 12 < boxes[b][1]
+                || by > boxes[b][3];
+      if (clear && n_boxes < BA_LABELS) {
+        boxes[n_boxes][0] = bx;
+        boxes[n_boxes][1] = by;
+        boxes[n_boxes][2] = bx + w;
+        boxes[n_boxes][3] = by + 12;
+        n_boxes++;
+        cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
+        text (cr, bx, by, 10, FALSE, 0, 0, l);
+      }
+    }
   }
   cairo_restore (cr);
   if (local != NULL)
@@ -1286,7 +1329,7 @@ plot_ba (Reading *r, Format fmt, GError **error)
   Canvas c = { 0 };
   int rc = PT_EXIT_FAILED;
   GError *local = NULL;
-  g_autofree char *main = NULL, *which = NULL, *sub = NULL;
+  g_autofree char *main = NULL, *which = NULL, *sub = NULL, *predicted = NULL;
   char *headings[4] = { NULL, NULL, NULL, NULL };
 
   if (!pti_sorter_finish (r->ba, &local))
@@ -1434,10 +1477,10 @@ plot_ba (Reading *r, Format fmt, GError **error)
   }
   main = g_strdup_printf ("%s on %s: bandwidth availability per communication stage",
                           r->h->workload_name, r->h->system_name);
+  predicted = human_time (r->predicted);
   sub = g_strdup_printf ("%s; %" G_GUINT64_FORMAT " BA values shown; a stage is a maximal "
                          "interval with a message in flight (send start to receive end); "
-                         "%s s predicted", which, fig.shown,
-                         pt_seconds ((char[PT_SECONDS_LEN]) { 0 }, r->predicted));
+                         "%s predicted", which, fig.shown, predicted);
   title (&c, main, sub);
 
   double lw = legend_width (cr, "bandwidth availability of a message while in flight")
@@ -1472,26 +1515,141 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
-/* Knee capacity over time */
+/* Knee capacity over time
+ *
+ * The <knee> records of a record type are one step line: the knee capacity
+ * of the network from a record's time until the next record of that type
+ * (the last until the end of the run).  The link field names the bottleneck
+ * link of that moment, which changes as messages come and go; it colours the
+ * line: the KNEE_LINKS links that are the bottleneck longest in the window
+ * get a colour each (the legend gives their share of the time), the others
+ * are grey.  A record whose link is an empty name says that no message is in
+ * flight: the line stops until the next record.
+ *
+ * Two passes over the time-sorted records: the first adds up how long each
+ * link is the bottleneck (a table per distinct link: the links of the
+ * network), the second reduces the line to pixel columns (first, last, min
+ * and max value, and time per colour), so memory and the size of SVG and
+ * PDF files do not grow with the number of records. */
 
-typedef struct {
-  float min, max, first, last;
-  gboolean has;
-} Col;
+#define KNEE_LINKS 9          /* coloured links; series_colors[MAX_SERIES] is "other" */
+#define KNEE_MAX_KEYS 65536u  /* distinct links counted; beyond, "other" */
+#define KNEE_MARKS 300        /* at most this many records in the window: a dot each */
 
 typedef struct {
   guint type;
+  guint named;
   double link;
-  gboolean has_link;
-  Col *cols;
-  double prev;          /* value before the window */
-  gboolean has_prev;
-} Series;
+} KneeKey;
+
+typedef struct {
+  KneeKey key;
+  guint64 held;        /* ns as the bottleneck within the window */
+  guint64 first;       /* order of first appearance */
+  int cls;             /* colour class, KNEE_LINKS for "other" */
+} KneeLink;
+
+static guint
+knee_key_hash (gconstpointer p)
+{
+  const KneeKey *k = p;
+  guint64 bits;
+  memcpy (&bits, &k->link, sizeof bits);
+  return (guint) (bits ^ (bits >> 32)) ^ (k->type * 2654435761u) ^ (k->named << 31);
+}
+
+static gboolean
+knee_key_equal (gconstpointer a, gconstpointer b)
+{
+  const KneeKey *x = a, *y = b;
+  return x->type == y->type && x->named == y->named && x->link == y->link;
+}
+
+typedef struct {
+  float first, last, min, max;
+  gboolean has;
+  gboolean joined;     /* its first value continues the previous column's last */
+  float held[KNEE_LINKS + 1];   /* ns per colour class */
+} KneeCol;
+
+/* One knee record type: the state of its step line while streaming. */
+typedef struct {
+  gboolean has;        /* a record was read */
+  guint64 time;
+  double value;
+  KneeKey key;
+  gboolean traffic;    /* not an empty link name */
+  KneeCol *cols;
+  guint64 fed_end;     /* end of the last segment fed to the columns */
+} KneeLine;
+
+static gboolean
+knee_traffic (Reading *r, const KneeRec *k)
+{
+  return !k->named || *pt_fields_name (r->fields, k->type, (guint) r->knee_link[k->type],
+                                       (guint) k->series) != '\0';
+}
+
+static KneeLink *
+knee_link (GHashTable *links, const KneeKey *key)
+{
+  KneeLink *l = g_hash_table_lookup (links, key);
+  if (l == NULL && g_hash_table_size (links) < KNEE_MAX_KEYS) {
+    l = g_new0 (KneeLink, 1);
+    l->key = *key;
+    l->first = g_hash_table_size (links);
+    l->cls = KNEE_LINKS;
+    g_hash_table_insert (links, &l->key, l);
+  }
+  return l;
+}
+
+static int
+cmp_knee_links (gconstpointer pa, gconstpointer pb)
+{
+  const KneeLink *a = *(KneeLink *const *) pa, *b = *(KneeLink *const *) pb;
+  if (a->held != b->held)
+    return a->held > b->held ? -1 : 1;
+  return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Feed the segment [t0, t1) of @line (its current value) to the columns. */
+static void
+knee_segment (KneeLine *line, int cls, guint64 t0, guint64 t1, guint64 from, guint64 to,
+              guint cols)
+{
+  t0 = MAX (t0, from);
+  t1 = MIN (t1, to);
+  if (t1 <= t0)
+    return;
+  double span = (double) (to - from);
+  guint c0 = MIN ((guint) ((double) (t0 - from) / span * cols), cols - 1);
+  guint c1 = MIN ((guint) ((double) (t1 - 1 - from) / span * cols), cols - 1);
+  float v = (float) line->value;
+  /* No gap since the previous segment: the line goes on. */
+  gboolean continues = line->fed_end == t0 && t0 > from;
+  line->fed_end = t1;
+  for (guint c = c0; c <= c1; c++) {
+    KneeCol *col = &line->cols[c];
+    double a = MAX ((double) t0, from + span * c / cols);
+    double b = MIN ((double) t1, from + span * (c + 1) / cols);
+    col->held[cls] += (float) MAX (b - a, 0);
+    if (!col->has) {
+      *col = (KneeCol) { v, v, v, v, TRUE, c > c0 || continues, { 0 } };
+      col->held[cls] = (float) MAX (b - a, 0);
+    } else {
+      col->min = MIN (col->min, v);
+      col->max = MAX (col->max, v);
+      col->last = v;
+    }
+  }
+}
 
 static int
 plot_knee (Reading *r, Format fmt, GError **error)
 {
   const PtOptions *o = r->o;
+  const PtiTrHeader *h = r->h;
   GError *local = NULL;
   if (!pti_sorter_finish (r->knee, error))
     return PT_EXIT_FAILED;
@@ -1500,8 +1658,9 @@ plot_knee (Reading *r, Format fmt, GError **error)
                  "to plot", r->trace);
     return PT_EXIT_INVALID;
   }
+  guint64 end = MAX (r->max_time, 1);
   guint64 from = o->have_from ? o->from : 0;
-  guint64 to = o->have_to ? o->to : MAX (r->max_time, from + 1);
+  guint64 to = o->have_to ? o->to : MAX (end, from + 1);
   if (to <= from) {
     g_set_error (error, PT_ERROR, PT_ERROR_USAGE, "--from is after the end of the trace");
     return PT_EXIT_USAGE;
@@ -1509,165 +1668,242 @@ plot_knee (Reading *r, Format fmt, GError **error)
   Geometry g = { o->width ? o->width : 1400, o->height ? o->height : 640, 110, 24, 62, 92 };
   TimeAxis axis = { from, to, g.left, g.w - g.right };
   guint cols = (guint) MAX (axis.x1 - axis.x0, 1);
-  Series series[MAX_SERIES + 1];
-  guint ns = 0;
-  gboolean other = FALSE;
+  KneeLine *lines = g_new0 (KneeLine, MAX (h->n_records, 1));
+  g_autoptr (GHashTable) links = g_hash_table_new_full (knee_key_hash, knee_key_equal, NULL, g_free);
+  g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
+  guint64 traffic_ns = 0, in_window = 0, n_links = 0;
+  gboolean any_link = FALSE;
   double vmax = 0;
-  const KneeRec *k;
-  pti_sorter_rewind (r->knee);
-  while ((k = pti_sorter_next (r->knee, &local)) != NULL) {
-    gboolean has_link = r->knee_link[k->type] >= 0;
-    guint s;
-    for (s = 0; s < ns; s++)
-      if (series[s].type == k->type && series[s].link == k->series)
-        break;
-    if (s == ns) {
-      if (ns < MAX_SERIES) {
-        series[ns] = (Series) { k->type, k->series, has_link, g_new0 (Col, cols), 0, FALSE };
-        ns++;
-      } else {
-        s = MAX_SERIES;   /* "other links": shares the last slot */
-        if (!other) {
-          series[MAX_SERIES] = (Series) { k->type, k->series, has_link, g_new0 (Col, cols), 0, FALSE };
-          other = TRUE;
-        }
-      }
-    }
-    Series *se = &series[s];
-    if (k->time < from) {
-      se->prev = k->value;
-      se->has_prev = TRUE;
-      continue;
-    }
-    if (k->time > to)
-      continue;
-    guint c = MIN ((guint) ((double) (k->time - from) / (double) (to - from) * cols), cols - 1);
-    Col *col = &se->cols[c];
-    float v = (float) k->value;
-    if (!col->has) {
-      *col = (Col) { v, v, v, v, TRUE };
-    } else {
-      col->min = MIN (col->min, v);
-      col->max = MAX (col->max, v);
-      col->last = v;
-    }
-    vmax = MAX (vmax, k->value);
-  }
-  guint nseries = ns + (other ? 1 : 0);
   int rc = PT_EXIT_FAILED;
   Canvas c = { 0 };
+  GArray *marks = g_array_new (FALSE, FALSE, sizeof (KneeRec));
   g_autofree char *main = NULL, *win = NULL, *sub = NULL;
-  if (local != NULL)
-    goto out;
-  for (guint s = 0; s < nseries; s++)
-    if (series[s].has_prev)
-      vmax = MAX (vmax, series[s].prev);
+  const KneeRec *k;
+
+  /* Pass 1: how long each link is the bottleneck within the window. */
+  pti_sorter_rewind (r->knee);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      pti_sorter_rewind (r->knee);
+      for (guint t = 0; t < h->n_records; t++)
+        if (r->knee_value[t] >= 0) {
+          lines[t].has = FALSE;
+          lines[t].fed_end = 0;
+          lines[t].cols = g_new0 (KneeCol, cols);
+        }
+    }
+    for (;;) {
+      k = pti_sorter_next (r->knee, &local);
+      KneeLine *line = k != NULL ? &lines[k->type] : NULL;
+      /* The previous value of this line holds until this record; at the end,
+       * every line's last value holds until the end of the run. */
+      for (guint t = 0; t < h->n_records; t++) {
+        KneeLine *l = &lines[t];
+        if (!l->has || !l->traffic || (line != NULL && l != line))
+          continue;
+        guint64 t1 = k != NULL ? k->time : MAX (end, l->time);
+        guint64 a = MAX (l->time, from), b = MIN (t1, to);
+        KneeLink *kl = knee_link (links, &l->key);
+        if (pass == 0) {
+          if (b > a) {
+            traffic_ns += b - a;
+            if (kl != NULL)
+              kl->held += b - a;
+          }
+        } else {
+          knee_segment (l, kl != NULL ? kl->cls : KNEE_LINKS, l->time, t1, from, to, cols);
+        }
+      }
+      if (k == NULL)
+        break;
+      gboolean traffic = knee_traffic (r, k);
+      *line = (KneeLine) { TRUE, k->time, k->value, { k->type, k->named, k->series }, traffic,
+                           line->cols, line->fed_end };
+      any_link |= r->knee_link[k->type] >= 0;
+      if (pass == 0 && traffic)
+        knee_link (links, &line->key);
+      if (pass == 1 && k->time >= from && k->time <= to) {
+        in_window++;
+        if (traffic && marks->len <= KNEE_MARKS)
+          g_array_append_val (marks, *k);
+      }
+    }
+    if (local != NULL)
+      goto out;
+    if (pass == 0) {
+      GHashTableIter it;
+      gpointer v;
+      g_hash_table_iter_init (&it, links);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        if (((KneeLink *) v)->held > 0)
+          g_ptr_array_add (ranked, v);
+      g_ptr_array_sort (ranked, cmp_knee_links);
+      n_links = ranked->len;
+      for (guint i = 0; i < ranked->len && i < KNEE_LINKS; i++)
+        ((KneeLink *) ranked->pdata[i])->cls = (int) i;
+    }
+  }
+
+  for (guint t = 0; t < h->n_records; t++)
+    for (guint i = 0; lines[t].cols != NULL && i < cols; i++)
+      if (lines[t].cols[i].has)
+        vmax = MAX (vmax, lines[t].cols[i].max);
   if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
     goto out;
   cairo_t *cr = c.cr;
-  double top = g.top, bottom = g.h - g.bottom;
+
+  /* Legend entries, wrapped on as many rows as they need. */
+  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+  GArray *colors = g_array_new (FALSE, FALSE, sizeof (Rgb));
+  for (guint i = 0; i < ranked->len && i < KNEE_LINKS; i++) {
+    const KneeLink *kl = ranked->pdata[i];
+    g_autofree char *pct = num (100.0 * (double) kl->held / (double) MAX (traffic_ns, 1), 1);
+    char *label;
+    if (!any_link)
+      label = g_strdup (h->records[kl->key.type].model);
+    else if (r->knee_link[kl->key.type] < 0)
+      label = g_strdup_printf ("%s (no link)", h->records[kl->key.type].model);
+    else if (kl->key.named)
+      label = g_strdup_printf ("%s %s%%", pt_fields_name (r->fields, kl->key.type,
+                                                          (guint) r->knee_link[kl->key.type],
+                                                          (guint) kl->key.link), pct);
+    else {
+      g_autofree char *id = num (kl->key.link, 6);
+      label = g_strdup_printf ("link %s %s%%", id, pct);
+    }
+    g_ptr_array_add (labels, label);
+    g_array_append_val (colors, series_colors[i]);
+  }
+  if (n_links > KNEE_LINKS) {
+    guint64 rest = traffic_ns;
+    for (guint i = 0; i < KNEE_LINKS; i++)
+      rest -= ((KneeLink *) ranked->pdata[i])->held;
+    g_autofree char *pct = num (100.0 * (double) rest / (double) MAX (traffic_ns, 1), 1);
+    g_ptr_array_add (labels, g_strdup_printf ("%" G_GUINT64_FORMAT " other links %s%%",
+                                              n_links - KNEE_LINKS, pct));
+    g_array_append_val (colors, series_colors[MAX_SERIES]);
+  }
+  double avail = g.w - 40;
+  guint rows = 1;
+  {
+    double x = 0;
+    for (guint i = 0; i < labels->len; i++) {
+      double w = legend_width (cr, labels->pdata[i]);
+      if (x > 0 && x + w > avail) {
+        rows++;
+        x = 0;
+      }
+      x += w;
+    }
+  }
+  double bottom = g.h - g.bottom - 18.0 * (rows - 1), top = g.top;
+
   ValueAxis va = { vmax > 0 ? vmax * 1.08 : 1, bottom, top };
-  main = g_strdup_printf ("%s on %s: knee capacity of the network", r->h->workload_name,
-                          r->h->system_name);
+  main = g_strdup_printf ("%s on %s: knee capacity of the network", h->workload_name,
+                          h->system_name);
   win = window_text (from, to, r->predicted);
-  sub = g_strdup_printf ("throughput of the bottleneck link%s; %s; %"
-                                          G_GUINT64_FORMAT " records",
-                                          series[0].has_link ? ", one line per link" : "", win,
-                                          pti_sorter_count (r->knee));
+  sub = g_strdup_printf ("throughput of the bottleneck link, held until the next record%s; gaps: "
+                         "no message in flight; %s; %" G_GUINT64_FORMAT " records in the window",
+                         any_link ? ", coloured by that link (legend: share of the time with "
+                                    "traffic)" : "", win, in_window);
   title (&c, main, sub);
   draw_value_axis (cr, &va, g.left, g.w - g.right, "knee capacity",
                    r->knee_packets ? "packets/s" : "B/s", TRUE);
   draw_time_axis (cr, &axis, top, bottom, TRUE);
   cairo_save (cr);
-  cairo_rectangle (cr, axis.x0, top, axis.x1 - axis.x0, bottom - top);
+  cairo_rectangle (cr, axis.x0, top - 2, axis.x1 - axis.x0, bottom - top + 4);
   cairo_clip (cr);
   double colw = (axis.x1 - axis.x0) / cols;
-  gboolean envelope = FALSE;
-  for (guint s = 0; s < nseries; s++) {
-    Series *se = &series[s];
-    Rgb col = series_colors[s];
-    /* Min-max envelope of each column. */
-    cairo_set_source_rgba (cr, col.r, col.g, col.b, 0.35);
-    for (guint i = 0; i < cols; i++)
-      if (se->cols[i].has && se->cols[i].max > se->cols[i].min) {
-        double x = axis.x0 + (i + 0.5) * colw;
-        cairo_rectangle (cr, x - colw / 2, y_of (&va, se->cols[i].max), colw,
-                         y_of (&va, se->cols[i].min) - y_of (&va, se->cols[i].max));
-      }
-    cairo_fill (cr);
-    for (guint i = 0; i < cols && !envelope; i++)
-      envelope = se->cols[i].has && se->cols[i].max > se->cols[i].min;
-    /* The value holds until the next record: a step line. */
-    set_rgb (cr, col);
-    cairo_set_line_width (cr, 1.8);
-    cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-    gboolean started = FALSE;
-    double last = 0;
-    if (se->has_prev) {
-      last = se->prev;
-      cairo_move_to (cr, axis.x0, y_of (&va, last));
-      started = TRUE;
-    }
+  cairo_set_line_width (cr, 1.8);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_SQUARE);
+  for (guint t = 0; t < h->n_records; t++) {
+    KneeLine *l = &lines[t];
+    if (l->cols == NULL)
+      continue;
+    /* One path per run of columns of one colour; a column is a step:
+     * across at its first value, down and up to its range, across at its
+     * last value. */
+    int cur = -1;
+    gboolean open = FALSE;
     for (guint i = 0; i < cols; i++) {
-      if (!se->cols[i].has)
+      const KneeCol *col = &l->cols[i];
+      if (!col->has) {
+        if (open)
+          cairo_stroke (cr);
+        open = FALSE;
         continue;
-      double x = axis.x0 + (i + 0.5) * colw;
-      if (!started) {
-        cairo_move_to (cr, x, y_of (&va, se->cols[i].first));
-        started = TRUE;
-      } else {
-        cairo_line_to (cr, x, y_of (&va, last));
-        cairo_line_to (cr, x, y_of (&va, se->cols[i].first));
       }
-      cairo_line_to (cr, x, y_of (&va, se->cols[i].last));
-      last = se->cols[i].last;
-    }
-    if (started) {
-      cairo_line_to (cr, MIN (x_of (&axis, MIN (r->max_time, to)), axis.x1), y_of (&va, last));
-      cairo_stroke (cr);
-    }
-    /* Few records: mark each. */
-    if (pti_sorter_count (r->knee) <= 300)
-      for (guint i = 0; i < cols; i++)
-        if (se->cols[i].has) {
-          double x = axis.x0 + (i + 0.5) * colw;
-          cairo_arc (cr, x, y_of (&va, se->cols[i].last), 2.6, 0, 2 * G_PI);
-          cairo_fill (cr);
+      int cls = 0;
+      for (int q = 1; q <= KNEE_LINKS; q++)
+        if (col->held[q] > col->held[cls])
+          cls = q;
+      double x0 = axis.x0 + i * colw, xm = x0 + colw / 2, x1 = x0 + colw;
+      if (open && (!col->joined || cls != cur)) {
+        double px, py;
+        cairo_get_current_point (cr, &px, &py);
+        cairo_stroke (cr);
+        open = FALSE;
+        if (col->joined) {
+          cairo_move_to (cr, px, py);   /* the line goes on, in another colour */
+          open = TRUE;
         }
-  }
-  cairo_restore (cr);
-  /* Legend */
-  {
-    double lw = 0;
-    GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
-    for (guint s = 0; s < nseries; s++) {
-      char *l;
-      if (s == MAX_SERIES)
-        l = g_strdup ("other links");
-      else if (series[s].has_link) {
-        g_autofree char *id = num (series[s].link, 6);
-        l = g_strdup_printf ("link %s", id);
-      } else
-        l = g_strdup (r->h->records[series[s].type].model);
-      g_ptr_array_add (labels, l);
-      lw += legend_width (cr, l);
+      }
+      if (!open)
+        cairo_move_to (cr, x0, y_of (&va, col->first));
+      if (cls != cur || !open)
+        set_rgb (cr, series_colors[cls < KNEE_LINKS ? cls : MAX_SERIES]);
+      cur = cls;
+      open = TRUE;
+      cairo_line_to (cr, xm, y_of (&va, col->first));
+      if (col->max > col->min) {
+        cairo_line_to (cr, xm, y_of (&va, col->first == col->max ? col->min : col->max));
+        cairo_line_to (cr, xm, y_of (&va, col->first == col->max ? col->max : col->min));
+      }
+      cairo_line_to (cr, xm, y_of (&va, col->last));
+      cairo_line_to (cr, x1, y_of (&va, col->last));
     }
-    if (envelope)
-      lw += legend_width (cr, "min-max within a pixel");
-    double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
-    for (guint s = 0; s < nseries; s++)
-      legend_box (cr, &lx, ly, series_colors[s], labels->pdata[s], TRUE);
-    if (envelope)
-      legend_box (cr, &lx, ly, (Rgb) { 0.75, 0.82, 0.9 }, "min-max within a pixel", FALSE);
-    g_ptr_array_unref (labels);
+    if (open)
+      cairo_stroke (cr);
   }
+  /* Few records: a dot at each. */
+  if (in_window <= KNEE_MARKS)
+    for (guint i = 0; i < marks->len; i++) {
+      const KneeRec *m = &g_array_index (marks, KneeRec, i);
+      KneeKey key = { m->type, m->named, m->series };
+      const KneeLink *kl = g_hash_table_lookup (links, &key);
+      int cls = kl != NULL ? kl->cls : KNEE_LINKS;
+      set_rgb (cr, series_colors[cls < KNEE_LINKS ? cls : MAX_SERIES]);
+      cairo_arc (cr, x_of (&axis, m->time), y_of (&va, m->value), 2.8, 0, 2 * G_PI);
+      cairo_fill (cr);
+    }
+  cairo_restore (cr);
+  /* Legend: rows of entries, centred. */
+  {
+    guint i = 0;
+    double ly = g.h - 18.0 * rows;
+    while (i < labels->len) {
+      guint j = i;
+      double w = 0;
+      while (j < labels->len && (j == i || w + legend_width (cr, labels->pdata[j]) <= avail))
+        w += legend_width (cr, labels->pdata[j++]);
+      double lx = MAX ((g.w - w) / 2, 10);
+      for (; i < j; i++)
+        legend_box (cr, &lx, ly, g_array_index (colors, Rgb, i), labels->pdata[i], TRUE);
+      ly += 18;
+    }
+  }
+  g_ptr_array_unref (labels);
+  g_array_unref (colors);
   if (!canvas_finish (&c, &local))
     goto out;
   rc = PT_EXIT_OK;
 out:
   canvas_clear (&c);
-  for (guint s = 0; s < nseries; s++)
-    g_free (series[s].cols);
+  for (guint t = 0; t < h->n_records; t++)
+    g_free (lines[t].cols);
+  g_free (lines);
+  g_array_unref (marks);
   if (local != NULL) {
     rc = pt_exit_code (local);
     g_propagate_error (error, local);

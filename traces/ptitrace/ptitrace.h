@@ -84,6 +84,40 @@ void pt_json_string (GString *out, const char *s);
 char *pt_date (gboolean paraver);
 
 /* ------------------------------------------------------------------------ */
+/* Model record fields hold numbers or names (traces/README.md): a value that
+ * is not a number is a name, such as a link "s1.0-s2.1#0:up".  A field holds
+ * one or the other throughout the trace: a number where the field held a
+ * name before, or a name where it held a number, is an error naming both
+ * lines (a typo such as bytes_per_s="fast" is caught where it meets a
+ * number).  Names get ids 1, 2, ... per field in order of first appearance,
+ * up to PT_MAX_NAMES (later new names share the id PT_MAX_NAMES + 1), so
+ * memory grows with the distinct names (the links of the network), never
+ * with the trace. */
+
+#define PT_MAX_NAMES 65535u
+
+typedef enum { PT_FIELD_UNKNOWN, PT_FIELD_NUMBER, PT_FIELD_NAME } PtFieldKind;
+
+typedef struct _PtFields PtFields;
+
+/* @intern: keep the names and their ids (Paraver, plots); else only kinds. */
+PtFields *pt_fields_new (PtiTraceReader *reader, gboolean intern);
+void pt_fields_free (PtFields *fs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtFields, pt_fields_free)
+/* Field @f of the record @item: PT_FIELD_NUMBER with *@value, or
+ * PT_FIELD_NAME with *@id (0 unless interning); PT_FIELD_UNKNOWN with @error
+ * ("FILE:LINE: record <knee> link=\"h3:up\" is not a number, and the field
+ * held a number before (line N) ...") when the field held the other kind.
+ * @value and @id may be NULL. */
+PtFieldKind pt_fields_get (PtFields *fs, const PtiTrItem *item, guint f, double *value, guint *id,
+                           GError **error);
+/* What field @f of record type @type has held so far (UNKNOWN: no value). */
+PtFieldKind pt_fields_kind (const PtFields *fs, guint type, guint f);
+/* Names of a name field, by id: pt_fields_name (fs, type, f, 1 .. n). */
+guint pt_fields_n_names (const PtFields *fs, guint type, guint f);
+const char *pt_fields_name (const PtFields *fs, guint type, guint f, guint id);
+
+/* ------------------------------------------------------------------------ */
 /* Processor layout: "pc_node[3] cpu 0" -> node "pc_node[3]", cpu 0.  Nodes are
  * numbered in order of first appearance among the ranks; a node has as many
  * CPUs as its highest CPU index used + 1.  A processor string without a

@@ -2,7 +2,9 @@
  *
  * Record descriptors come first, derived from the trace header: the fixed
  * PTI records of sddf.md section 9 and one per model record type declared in
- * header/records (so a new model's records need no code here).  Data records
+ * header/records (so a new model's records need no code here); a field is a
+ * double, or a char[] when it holds names (link names: known once the trace
+ * is read, which is before the file is written).  Data records
  * follow in time order: each is formatted during the one pass over the trace
  * and pushed into an external sorter keyed by (time, processor, order in the
  * trace); a line longer than the sorter's fixed record goes to a spool file
@@ -49,6 +51,7 @@ typedef struct {
   const PtiTrHeader *h;
   PtiSorter *sorter;
   PtMsgJoin *join;
+  PtFields *fields;         /* record fields: numbers (double) or names (char[]) */
   guint64 seq;
   guint64 messages;
   char **record_names;      /* SDDF names of the model record types */
@@ -209,12 +212,13 @@ on_record (Sddf *s, const PtiTrItem *item, GError **error)
     if ((int) f == t->time_field)
       continue;
     g_string_append (l, ", ");
-    if (!pt_number_text (rec->values[f], l)) {
-      pti_trace_reader_error_at (s->reader, item->line, item->element, error,
-                                 "record <%s> %s=\"%s\" is not a number", t->name, t->fields[f],
-                                 rec->values[f]);
+    PtFieldKind kind = pt_fields_get (s->fields, item, f, NULL, NULL, error);
+    if (kind == PT_FIELD_UNKNOWN)
       return FALSE;
-    }
+    if (kind == PT_FIELD_NAME)
+      append_char_array (l, rec->values[f]);
+    else
+      pt_number_text (rec->values[f], l);
   }
   g_string_append (l, " };;");
   return push_line (s, rec->time, rec->in_process ? rec->rank : G_MAXUINT32, error);
@@ -393,7 +397,8 @@ write_head (Sddf *s, const char *trace, FILE *fp)
            "0-based rank of the process group holding the record, -1 if none");
     for (guint f = 0; f < rt->n_fields; f++)
       if ((int) f != rt->time_field)
-        field (fp, "double", rt->fields[f], rt->fields[f], "Field of the record (see description)");
+        field (fp, pt_fields_kind (s->fields, t, f) == PT_FIELD_NAME ? "char" : "double",
+               rt->fields[f], rt->fields[f], "Field of the record (see description)");
     fputs ("};;\n\n", fp);
   }
 }
@@ -457,6 +462,7 @@ pt_sddf (const char *trace, const PtOptions *o, GError **error)
   s.sorter = pti_sorter_new (sizeof (SddfRec), cmp_sddf, o->memory / 2);
   s.join = pt_msgjoin_new (trace, o->memory / 2);
   s.line = g_string_new (NULL);
+  s.fields = pt_fields_new (reader, FALSE);
   s.record_names = g_new0 (char *, h->n_records + 1);
   for (guint t = 0; t < h->n_records; t++) {
     char *name = g_strdup_printf ("%s %s", h->records[t].model, h->records[t].name);
@@ -508,6 +514,7 @@ out:
   if (s.spool != NULL)
     fclose (s.spool);
   g_string_free (s.line, TRUE);
+  pt_fields_free (s.fields);
   g_strfreev (s.record_names);
   return rc;
 }

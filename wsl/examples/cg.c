@@ -1,8 +1,7 @@
 /* NAS CG (NPB 3.4, MPI) as a C workload program: the same workload as cg.xml,
  * call for call (its header comment gives the event structure and the
- * operation counts; it writes out the final reduce, which this program
- * leaves to pti_mpi_reduce), built on the WSL API.  A test checks that both
- * predict the same time with the same number of events.
+ * operation counts), built on the WSL API.  A test checks that both predict
+ * the same time with the same number of events.
  *
  *   cg [OPTIONS] SYSTEM.xml             (the options of ptieval: -D, -o, --json)
  *   cg configs/pc_cluster.xml -D class=3 -D procs=16     (class A on 16 ranks)

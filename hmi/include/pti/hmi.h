@@ -17,7 +17,9 @@
  *    with the model's `rud_free`.
  *
  * Hot path (called once per event, must not allocate or parse): PtiCpuOps.cost,
- * PtiNetOps.send_overhead / recv_overhead / transfer, pti_expr_eval.
+ * PtiNetOps.send_overhead / recv_overhead / transfer / flow_start / flow_next
+ * / flow_advance, PtiNetSink's callbacks, pti_expr_eval.  Also
+ * PtiModelDesc.reconfigure with apply TRUE (once per scheduled change).
  * Everything else runs at load time.
  */
 #pragma once
@@ -139,6 +141,24 @@ PTI_API gboolean pti_config_get_bytes (const xmlNode *parent, const char *name,
                                        guint64 *bytes, GError **error);
 
 /**
+ * pti_parse_time:
+ * @text: a number and a time unit, e.g. "250us", "1.5 ms"
+ * @seconds: (out): the value in seconds
+ *
+ * For values given as strings (live changes, reconfigure).
+ * Returns: FALSE with @error naming @text and the known units.
+ */
+PTI_API gboolean pti_parse_time (const char *text, double *seconds, GError **error);
+
+/**
+ * pti_parse_bandwidth:
+ * @text: a number and a bandwidth unit, e.g. "1.28Gb/s", "160 MB/s"
+ * @bytes_per_second: (out): the value in bytes per second (> 0)
+ */
+PTI_API gboolean pti_parse_bandwidth (const char *text, double *bytes_per_second,
+                                      GError **error);
+
+/**
  * pti_node_error:
  * @error: (out) (optional): where to put the error
  * @node: the element the error is about; its document URL and line are named
@@ -217,27 +237,95 @@ typedef struct {
 } PtiTransfer;
 
 /**
- * PtiNetOps:
+ * PtiFlow:
  *
- * Operations of a network cost model.  The engine calls `transfer` in
- * non-decreasing order of @start, so a model may keep state between calls
- * (LogGP's gap, for instance).
+ * One message (or rendezvous control message) handed to a resource network
+ * model (see PtiNetOps.flow_start).  Borrowed for the call only.
  */
 typedef struct {
-  guint32 version; /* PTI_NET_OPS_VERSION */
+  guint32 src_port, dst_port; /* 1-based ports of the model's network */
+  guint64 bytes;              /* 0 for a rendezvous request or answer */
+  guint64 msg;                /* the message id the trace shows (both ends carry it) */
+  gpointer cookie;            /* the engine's: give it back in PtiNetSink.flow_done */
+} PtiFlow;
+
+/**
+ * PtiNetSink:
+ *
+ * How a resource model talks back to the engine during stage 2.  Owned by
+ * the engine; valid for the duration of the call it is passed to.
+ */
+typedef struct {
+  gpointer host;
+  /* A flow has left its source at @injected (s, the current time of the
+   * call) and will arrive at @arrived (>= @injected).  Call it for every
+   * flow exactly once, from flow_advance, reconfigure or (for a flow with
+   * nothing to wait for) flow_start itself. */
+  void (*flow_done) (gpointer host, gpointer cookie, double injected, double arrived);
+  /* Emit one trace record of the model's type @type (an index into
+   * PtiModelDesc.records), its field values as strings in the order the
+   * record declares them.  NULL when no trace is written: then skip the
+   * work of making records.  The engine copies the strings. */
+  void (*record) (gpointer host, guint type, const char *const *values);
+} PtiNetSink;
+
+/**
+ * PtiNetOps:
+ *
+ * Operations of a network model.  Two kinds of network models exist:
+ *
+ *  - cost models (net-simple) price a message when it starts, with
+ *    `transfer`, from the message alone;
+ *  - resource models (net-contention) take part in stage 2: they are told
+ *    when a flow starts (`flow_start`), tell the engine when the next flow
+ *    may end (`flow_next`), are advanced to that time (`flow_advance`) and
+ *    report the flows that ended through PtiNetSink.flow_done.  A flow's
+ *    duration then depends on every other flow in flight.
+ *
+ * A resource model sets all three flow_* fields; `transfer` is then never
+ * called and may be NULL.  The engine calls `transfer`, `flow_start` and
+ * `flow_advance` with non-decreasing times, so a model may keep state
+ * between calls (LogGP's gap, flows in flight).
+ */
+typedef struct {
+  guint32 version; /* PTI_NET_OPS_VERSION as built; version 1 ends after transfer */
   /* CPU time in s the sender spends in the message layer per message. */
   double (*send_overhead) (gconstpointer instance, guint64 bytes);
   /* CPU time in s the receiver spends per message after it has arrived. */
   double (*recv_overhead) (gconstpointer instance, guint64 bytes);
   /* Largest message (bytes) sent eagerly; larger ones use rendezvous. */
   guint64 (*eager_limit) (gconstpointer instance);
-  /* Price moving @bytes from network port @src_port to @dst_port, the first
-   * byte entering the network at @start (s).  Control messages of the
-   * rendezvous protocol are transfers of 0 bytes. */
+  /* Cost models: price moving @bytes from network port @src_port to
+   * @dst_port, the first byte entering the network at @start (s).  Control
+   * messages of the rendezvous protocol are transfers of 0 bytes. */
   void (*transfer) (gpointer instance, guint32 src_port, guint32 dst_port,
                     guint64 bytes, double start, PtiTransfer *out);
+
+  /* ---- version 2 ---- */
+
+  /* Optional.  Forget every message of an earlier evaluation (the gap state,
+   * flows in flight): called before the first message of an evaluation. */
+  void (*reset) (gpointer instance);
+  /* Optional.  The number of ports the network has (ports are 1..n), so the
+   * system loader can refuse a <connect> to a port that does not exist.
+   * 0 or NULL: any port. */
+  guint32 (*port_count) (gconstpointer instance);
+  /* Resource models: a flow enters the network now (@now in s). */
+  void (*flow_start) (gpointer instance, const PtiFlow *flow, double now,
+                      const PtiNetSink *sink);
+  /* Resource models: the earliest time (s) at which a flow in flight may
+   * end, INFINITY if none is in flight.  Hot path; must be cheap. */
+  double (*flow_next) (gconstpointer instance);
+  /* Resource models: move the model's clock to @now (>= every earlier time
+   * it was given) and report through @sink every flow that has ended. */
+  void (*flow_advance) (gpointer instance, double now, const PtiNetSink *sink);
 } PtiNetOps;
-#define PTI_NET_OPS_VERSION 1u
+#define PTI_NET_OPS_VERSION 2u
+
+/* TRUE if @ops describes a resource (flow-level) network model. */
+#define PTI_NET_OPS_HAS_FLOWS(ops)                                            \
+  ((ops)->version >= 2u && (ops)->flow_start != NULL && (ops)->flow_next != NULL \
+   && (ops)->flow_advance != NULL)
 
 /**
  * PtiModelDesc:
@@ -266,7 +354,26 @@ typedef struct {
   void (*finalize) (gpointer instance);
   const PtiCpuOps *cpu;            /* kind "cpu" */
   const PtiNetOps *net;            /* kind "network" */
+  /* Appended after the first release (check struct_size before use). */
+  /* Optional: change a parameter during an evaluation (paper section 3.4:
+   * a monitoring sensor feeding the model), e.g. element "background_load"
+   * with @selector NULL, or "link_load" with @selector naming links.  With
+   * @apply FALSE only check that the change is valid (before the
+   * evaluation starts; @now and @sink are then unused).  With @apply TRUE
+   * it happens at simulated time @now (s): a resource model first moves
+   * its clock to @now exactly as flow_advance does (reporting ended flows
+   * through @sink), then applies the change to the flows in flight.
+   * @sink is NULL for models that are not resource network models.
+   * Errors name the element and the value. */
+  gboolean (*reconfigure) (gpointer instance, const char *element, const char *selector,
+                           const char *value, gboolean apply, double now,
+                           const PtiNetSink *sink, GError **error);
 } PtiModelDesc;
+
+/* TRUE if @desc (of a model that may predate the field) has reconfigure. */
+#define PTI_MODEL_CAN_RECONFIGURE(desc)                                          \
+  ((desc)->struct_size >= G_STRUCT_OFFSET (PtiModelDesc, reconfigure) + sizeof (gpointer) \
+   && (desc)->reconfigure != NULL)
 
 /**
  * PTI_MODEL_DEFINE:

@@ -530,6 +530,31 @@ PTI_API gboolean pti_mpi_alltoallv_comm (PtiContext *ctx, const PtiComm *comm, g
                                          const guint64 *send_bytes, const guint64 *recv_bytes,
                                          GError **error);
 
+/* ---- live reconfiguration --------------------------------------------- */
+
+/**
+ * pti_context_change_at:
+ * @time: simulated time in s (>= 0) at which the change happens
+ * @target: the network whose model changes (its HMC name, e.g. "myrinet"),
+ *   or "computer:NAME" for a computer's intra-node model
+ * @element: the model parameter, as its configuration element is called,
+ *   with the links or parts it applies to in brackets where the model takes
+ *   them: "background_load", "link_load[s1.*:up]", "link_bandwidth"
+ * @value: the new value as text, with a unit where the parameter has one
+ *   ("0.3", "2Gb/s")
+ *
+ * Changes a model parameter during the evaluation, the way a monitoring
+ * sensor would feed a measured background load to the model (paper section
+ * 3.4).  The model checks the change now; it happens when the evaluation
+ * reaches @time, before any traffic at that time, and affects the messages
+ * then in flight (net-contention recomputes their rates).  Changes at one
+ * time apply in the order given.  Call after pti_context_set_processes().
+ * `ptieval --changes FILE` reads a schedule of them.
+ */
+PTI_API gboolean pti_context_change_at (PtiContext *ctx, double time, const char *target,
+                                        const char *element, const char *value,
+                                        GError **error);
+
 /* ---- evaluation and results ------------------------------------------- */
 
 /**
