@@ -217,6 +217,7 @@ struct _PtiEngine {
   PtiTraceWriter *writer;          /* for the repetitions evaluated, if traced */
   const char *const *rud_names;
   guint64 repetitions_extrapolated;
+  guint64 events_derived;          /* events of the repetitions extrapolated */
   guint64 repetitions_evaluated;
   GPtrArray *comm_names;           /* by communicator id (context / 2), or NULL */
   FlowNet *nets;                   /* resource network models of the system */
@@ -1366,6 +1367,28 @@ same (double a, double b)
   return fabs (a - b) <= 1e-10 * MAX (fabs (a), fabs (b)) + 1e-18;
 }
 
+/* How many of the @rest repetitions left may be extrapolated with the
+ * per-process advance @delta (4 figures per process, the clock first):
+ * all of them, unless a scheduled model change comes first; then those
+ * that end before it, so that the change happens in a repetition
+ * evaluated through the models. */
+static guint64
+extrapolable (const PtiEngine *e, guint64 rest, const double *delta)
+{
+  if (e->next_change >= e->changes->len)
+    return rest;
+  double tc = g_array_index (e->changes, Change, e->next_change).t;
+  guint64 jump = rest;
+  for (guint r = 0; r < e->n_procs; r++) {
+    double room = tc - e->procs[r].clock, d = delta[4 * r];
+    if (room <= 0)
+      return 0;
+    if (d > 0)
+      jump = MIN (jump, (guint64) MIN (floor (room / d), (double) rest));
+  }
+  return jump;
+}
+
 /* Evaluate region @i of every process its count of times.  The block's
  * events are reused in place (restored from a copy); once two successive
  * repetitions advance every process by the same amount, the rest follow by
@@ -1412,7 +1435,8 @@ repeat_region (PtiEngine *e, guint i, GError **error)
     }
     have_delta = TRUE;
     if (periodic && k < count) {
-      double rest = (double) (count - k);
+      guint64 jump = extrapolable (e, count - k, delta);
+      double rest = (double) jump;
       for (guint r = 0; r < n; r++) {
         Proc *p = &e->procs[r];
         const Region *rg = &g_array_index (p->regions, Region, i);
@@ -1420,10 +1444,16 @@ repeat_region (PtiEngine *e, guint i, GError **error)
         p->compute += rest * delta[4 * r + 1];
         p->comm += rest * delta[4 * r + 2];
         p->wait += rest * delta[4 * r + 3];
-        p->dropped += (count - k) * (rg->end - rg->start);
+        p->dropped += jump * (rg->end - rg->start);
+        e->events_derived += jump * (rg->end - rg->start);
       }
-      e->repetitions_extrapolated += count - k;
-      break;
+      e->repetitions_extrapolated += jump;
+      k += jump;
+      if (k == count)
+        break;
+      /* A scheduled change lies ahead: evaluate through it, then learn the
+       * period again. */
+      have_delta = FALSE;
     }
     /* Every repetition but the last lives on only in the trace. */
     if (k < count) {
@@ -1815,5 +1845,6 @@ pti_engine_write_events (const PtiEngine *e, PtiTraceWriter *w, const char *cons
   g_autofree PtiTraceProcessSummary *sum = g_new (PtiTraceProcessSummary, e->n_procs);
   for (guint r = 0; r < e->n_procs; r++)
     pti_engine_process_summary (e, r, &sum[r]);
+  pti_trace_writer_set_derived (w, e->events_derived);
   return pti_trace_writer_summary (w, e->predicted, e->n_events, sum, e->n_procs, error);
 }

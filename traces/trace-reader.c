@@ -1293,6 +1293,8 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
   guint n = r->header.n_processes;
   g_autofree char *pt = dup_attr (r, "predicted_time");
   g_autofree char *ev = dup_attr (r, "events");
+  g_autofree char *derived_attr = dup_attr (r, "derived");
+  guint64 derived = 0;
   if (pt == NULL || !parse_seconds (pt, &r->summary.predicted, TRUE)) {
     set_error (r, line, error, "<summary> predicted_time=\"%s\" is not a time in seconds",
                pt ? pt : "(missing)");
@@ -1300,6 +1302,12 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
   }
   if (ev == NULL || !parse_u64 (ev, &r->summary.events, G_MAXUINT64)) {
     set_error (r, line, error, "<summary> events=\"%s\" is not a count", ev ? ev : "(missing)");
+    return FALSE;
+  }
+  if (derived_attr != NULL && (!parse_u64 (derived_attr, &derived, G_MAXUINT64)
+                               || derived > r->summary.events)) {
+    set_error (r, line, error, "<summary> derived=\"%s\" is not a count of at most events",
+               derived_attr);
     return FALSE;
   }
   r->summary.procs = g_new0 (PtiTrProcSummary, MAX (n, 1));
@@ -1361,10 +1369,12 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
         return FALSE;
     }
   }
-  if (r->summary.events != r->n_events) {
+  if (r->summary.events - derived != r->n_events) {
+    g_autofree char *of = derived ? g_strdup_printf (" (%" G_GUINT64_FORMAT " derived, not "
+                                                     "written)", derived) : g_strdup ("");
     set_error (r, line, error,
-               "the summary counts %" G_GUINT64_FORMAT " events but the trace holds %"
-               G_GUINT64_FORMAT " (edited or spliced?)", r->summary.events, r->n_events);
+               "the summary counts %" G_GUINT64_FORMAT " events%s but the trace holds %"
+               G_GUINT64_FORMAT " (edited or spliced?)", r->summary.events, of, r->n_events);
     return FALSE;
   }
   if (r->max_end > r->summary.predicted) {

@@ -84,6 +84,7 @@ struct _PtiTraceWriter {
   GString *spool;
   FILE *spool_file;
   guint64 spooled;      /* records waiting */
+  guint64 derived;      /* events counted by the summary but not written */
 };
 
 #define SPOOL_MEMORY (1u << 20)
@@ -741,6 +742,13 @@ pti_trace_writer_end_process (PtiTraceWriter *w, GError **error)
   return TRUE;
 }
 
+void
+pti_trace_writer_set_derived (PtiTraceWriter *w, guint64 derived)
+{
+  g_return_if_fail (w != NULL);
+  w->derived = derived;
+}
+
 gboolean
 pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 events,
                           const PtiTraceProcessSummary *procs, guint n, GError **error)
@@ -771,7 +779,8 @@ pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 even
     ok = start (w, "events") && end (w);
   ok = ok && start (w, "summary")
        && attr_seconds (w, "predicted_time", predicted_time)
-       && attr_u64 (w, "events", events);
+       && attr_u64 (w, "events", events)
+       && (w->derived == 0 || attr_u64 (w, "derived", w->derived));
   for (guint i = 0; ok && i < n; i++) {
     const PtiTraceProcessSummary *s = &procs[i];
     ok = start (w, "process")

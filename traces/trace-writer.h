@@ -100,6 +100,9 @@ gboolean pti_trace_writer_record (PtiTraceWriter *w, guint type, const char *con
 /* Close the current <events> chunk (after a partial evaluation); the next
  * process group opens a new one.  Nothing happens outside a chunk. */
 gboolean pti_trace_writer_end_chunk (PtiTraceWriter *w, GError **error);
+/* Of the events the summary will count, @derived are not in the trace
+ * (analytical repetition derived them); written as summary/@derived. */
+void pti_trace_writer_set_derived (PtiTraceWriter *w, guint64 derived);
 gboolean pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 events,
                                    const PtiTraceProcessSummary *procs, guint n, GError **error);
 /* Close the document, flush, fsync-free rename over the target. */

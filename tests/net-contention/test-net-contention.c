@@ -527,6 +527,63 @@ test_use_model (void)
   g_assert_nonnull (strstr (error->message, "has no network or computer named 'lan'"));
 }
 
+/* Analytical repetition under contention and a change: ranks 1 and 2 each
+ * send 1 MB to rank 0 (sharing its link: 20 ms), which answers each with 0
+ * bytes; 10 rounds.  A round takes 20 ms + 1 us (data latency) + 1 us (the
+ * answer's).  At 55 ms, in round 3 (from 40.004 ms), the load becomes 50%:
+ * by then each message has 1 MB - 14.996 ms x 50 MB/s = 0.2502 MB left, at
+ * 25 MB/s 10.008 ms more: round 3 ends at 65.010 ms.  Then 7 rounds of
+ * 40.002 ms, the last without its answer: 65.010 + 280.014 - 0.001 =
+ * 345.023 ms.  Repeated analytically, the extrapolation stops short of the
+ * change, evaluates through it and extrapolates the rest: the same. */
+static void
+test_repetition_with_change (void)
+{
+  for (guint repeat = 0; repeat < 2; repeat++) {
+    g_autoptr (PtiContext) ctx = crossbar (3, NULL);
+    g_autoptr (GError) error = NULL;
+    g_assert_true (pti_context_change_at (ctx, 55 * MS, "net", "background_load", "0.5",
+                                          &error));
+    for (guint r = 0; r < 3; r++) {
+      guint rounds = repeat ? 1 : 10;
+      if (repeat)
+        g_assert_true (pti_repeat_begin (ctx, r, 10, &error));
+      for (guint k = 0; k < rounds; k++) {
+        if (r == 0) {
+          PtiRequest rq[2];
+          g_assert_true (pti_mpi_irecv (ctx, 0, 1, MB, 0, &rq[0], &error));
+          g_assert_true (pti_mpi_irecv (ctx, 0, 2, MB, 0, &rq[1], &error));
+          g_assert_true (pti_mpi_waitall (ctx, 0, 2, rq, &error));
+        } else {
+          g_assert_true (pti_mpi_send (ctx, r, 0, MB, 0, &error));
+        }
+        /* the next round starts when rank 0 has both: it tells the senders */
+        if (r == 0) {
+          g_assert_true (pti_mpi_send (ctx, 0, 1, 0, 1, &error));
+          g_assert_true (pti_mpi_send (ctx, 0, 2, 0, 1, &error));
+        } else {
+          g_assert_true (pti_mpi_recv (ctx, r, 0, 0, 1, &error));
+        }
+      }
+      if (repeat)
+        g_assert_true (pti_repeat_end (ctx, r, &error));
+      g_assert_no_error (error);
+    }
+    evaluate (ctx);
+    assert_time (end_of (ctx, 0), 345 * MS + 23 * US);
+    guint64 evaluated = 0, extrapolated = 0;
+    pti_wsl_repetition_figures (ctx, &evaluated, &extrapolated);
+    if (repeat) {
+      /* rounds 1-3 through the models (the change falls in round 3), 4 and
+       * 5 to learn the period again, 6-10 derived */
+      g_test_message ("repetitions: %" G_GUINT64_FORMAT " evaluated, %" G_GUINT64_FORMAT
+                      " extrapolated", evaluated, extrapolated);
+      g_assert_cmpuint (evaluated, ==, 5);
+      g_assert_cmpuint (extrapolated, ==, 5);
+    }
+  }
+}
+
 /* net-simple changes too, for the messages that start afterwards: L = 10 us,
  * B = 100 MB/s, 1000 bytes (10 us on the wire).  Rank 1's message leaves at
  * 0 and arrives at 20 us; at 15 us the latency becomes 50 us; rank 0's
@@ -580,6 +637,7 @@ main (int argc, char **argv)
   g_test_add_func ("/net-contention/trace-records", test_trace_records);
   g_test_add_func ("/net-contention/port-out-of-range", test_port_out_of_range);
   g_test_add_func ("/net-contention/use-model", test_use_model);
+  g_test_add_func ("/net-contention/repetition-with-change", test_repetition_with_change);
   g_test_add_func ("/net-simple/change", test_net_simple_change);
   int rc = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);

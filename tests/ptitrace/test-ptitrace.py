@@ -265,6 +265,27 @@ def live_cg(tmp):
     check("processes on the critical path:" in out, "summary")
 
 
+@test
+def live_repetition(tmp):
+    """a trace of analytical repetition (summary/@derived: events counted, not written) converts"""
+    sweep3d, root = os.environ.get("SWEEP3D"), os.environ.get("PTI_SOURCE_ROOT")
+    if not sweep3d or not root:
+        return "skip SWEEP3D or PTI_SOURCE_ROOT not set"
+    trace = os.path.join(tmp, "rep.xml")
+    p = subprocess.run([sweep3d, os.path.join(root, "configs", "pc_cluster.xml"), "-D", "eval_mode=2",
+                        "-D", "iterations=6", "-D", "npe_i=2", "-D", "npe_j=2", "-D", "kt=20",
+                        "-o", trace], capture_output=True, text=True)
+    check(p.returncode == 0, f"sweep3d failed to write the trace (exit {p.returncode}):\n{p.stderr}")
+    text = open(trace).read()
+    m = re.search(r'<summary predicted_time="[0-9.]+" events="([0-9]+)" derived="([0-9]+)"', text)
+    check(m is not None and int(m.group(2)) > 0, "the summary has no derived count")
+    check(text.count("<event ") == int(m.group(1)) - int(m.group(2)), "events - derived != written")
+    run(["paraver", trace, "-o", os.path.join(tmp, "rep")], cwd=tmp)
+    checker("check-paraver.py", os.path.join(tmp, "rep"), trace)
+    out = run(["summary", trace], cwd=tmp).stdout
+    check("processes on the critical path:" in out, "summary")
+
+
 # --------------------------------------------------------------------------
 # Plots
 

@@ -612,7 +612,10 @@ PTI_API void pti_context_set_pending_limit (PtiContext *ctx, guint64 events);
  * repetition.  pti_evaluate() evaluates repetitions through the models until
  * two in a row advance every rank by the same time, then derives the rest
  * without calling any model (exact for models without state carried from
- * one repetition to the next, such as net-simple's latency/bandwidth form).
+ * one repetition to the next, such as net-simple's latency/bandwidth form,
+ * or net-contention when no message crosses a block's end).  A scheduled
+ * change (pti_context_change_at) stops the extrapolation before it: the
+ * repetition it falls in is evaluated through the models.
  * The trace holds the repetitions evaluated; the summary counts them all.
  * Cannot be combined with pti_evaluate_partial() (yet).
  */
