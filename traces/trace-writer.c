@@ -562,7 +562,9 @@ pti_trace_writer_record (PtiTraceWriter *w, guint type, const char *const *value
     gsize len = strlen (v);
     line_reserve (w, 6 * len + 1);
     gsize n = escape_attr (w->line, v, len);
-    g_string_append_printf (w->spool, " %s=\"", fields[i]);
+    g_string_append_c (w->spool, ' ');
+    g_string_append (w->spool, fields[i]);
+    g_string_append_len (w->spool, "=\"", 2);
     g_string_append_len (w->spool, w->line, (gssize) n);
     g_string_append_c (w->spool, '"');
   }

@@ -749,13 +749,41 @@ share_pop (NetContention *self, guint32 *l, double *key)
   }
 }
 
+/* @v (>= 0) with @decimals fraction digits into @buf (48 bytes), by integer
+ * arithmetic: records are made per rate change, and printf's floating-point
+ * path would be most of their cost.  Values beyond 1e15 use printf. */
+static const char *
+format_fixed (char *buf, double v, guint decimals)
+{
+  static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+  if (!(v >= 0 && v < 1e15) || decimals > 9) {
+    g_snprintf (buf, 48, "%.*f", (int) decimals, v);
+    return buf;
+  }
+  guint64 units = (guint64) llround (v * scale[decimals]);
+  char tmp[48];
+  guint n = 0;
+  for (guint d = 0; d < decimals; d++, units /= 10)
+    tmp[n++] = (char) ('0' + units % 10);
+  if (decimals > 0)
+    tmp[n++] = '.';
+  do {
+    tmp[n++] = (char) ('0' + units % 10);
+    units /= 10;
+  } while (units > 0);
+  for (guint i = 0; i < n; i++)
+    buf[i] = tmp[n - 1 - i];
+  buf[n] = '\0';
+  return buf;
+}
+
 static void
 emit_ba (NetContention *self, const Flow *f, const PtiNetSink *sink)
 {
-  char t[48], msg[24], bps[48];
-  g_snprintf (t, sizeof t, "%.9f", self->now);
-  g_snprintf (msg, sizeof msg, "%" G_GUINT64_FORMAT, f->msg);
-  g_snprintf (bps, sizeof bps, "%.0f", f->rate);
+  char t[48], msg[48], bps[48];
+  format_fixed (t, self->now, 9);
+  format_fixed (msg, (double) f->msg, 0);
+  format_fixed (bps, f->rate, 0);
   const char *values[] = { t, msg, bps };
   sink->record (sink->host, RECORD_BA, values);
 }
@@ -781,8 +809,8 @@ emit_knee (NetContention *self, const PtiNetSink *sink)
   self->last_knee_link = best;
   self->last_knee = pps;
   char t[48], v[48];
-  g_snprintf (t, sizeof t, "%.9f", self->now);
-  g_snprintf (v, sizeof v, "%.3f", pps);
+  format_fixed (t, self->now, 9);
+  format_fixed (v, pps, 3);
   const char *values[] = { t, best >= 0 ? self->link_names[best] : "", v };
   sink->record (sink->host, RECORD_KNEE, values);
 }
