@@ -781,13 +781,28 @@ open_trace (PtiContext *ctx, GError **error)
     g_ptr_array_add (strings, v);
     params[i].value = v;
   }
-  GPtrArray *inst = ctx->system->instances;
+  /* The instances in use: a model configured but not chosen (an HMC
+   * element's other model, --use-model) is not in the trace. */
+  const PtiSystem *sys = ctx->system;
+  g_autoptr (GPtrArray) active = g_ptr_array_new ();
+  for (guint i = 0; i < sys->computers->len; i++) {
+    const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
+    g_ptr_array_add (active, c->cpu);
+    if (c->intra != NULL)
+      g_ptr_array_add (active, c->intra);
+  }
+  for (guint i = 0; i < sys->networks->len; i++)
+    g_ptr_array_add (active, g_array_index (sys->networks, PtiNetwork, i).model);
+  GPtrArray *inst = sys->instances;
   g_autofree PtiTraceModel *models = g_new0 (PtiTraceModel, inst->len + 1);
+  guint n_models = 0;
   g_autoptr (GArray) records = g_array_new (FALSE, TRUE, sizeof (PtiTraceRecordType));
   g_autoptr (GPtrArray) seen = g_ptr_array_new ();
   for (guint i = 0; i < inst->len; i++) {
     const PtiModelInstance *mi = g_ptr_array_index (inst, i);
-    models[i] = (PtiTraceModel) { mi->desc->name, mi->owner };
+    if (!g_ptr_array_find (active, mi, NULL))
+      continue;
+    models[n_models++] = (PtiTraceModel) { mi->desc->name, mi->owner };
     if (mi->desc->records == NULL || g_ptr_array_find (seen, mi->desc, NULL))
       continue;
     g_ptr_array_add (seen, (gpointer) mi->desc);
@@ -813,7 +828,7 @@ open_trace (PtiContext *ctx, GError **error)
     .workload_file = ctx->workload_file,
     .generator = generator,
     .params = params, .n_params = np,
-    .models = models, .n_models = inst->len,
+    .models = models, .n_models = n_models,
     .records = (PtiTraceRecordType *) records->data, .n_records = records->len,
     .processes = procs, .n_processes = n,
   };
