@@ -165,10 +165,12 @@ build_links (NetContention *self, const xmlNode *where, GError **error)
     break;
   }
   }
-  if (n > 1u << 26 || self->max_hops > 255)
+  /* About 80 bytes a link (state and name): 2^22 links stay near 300 MiB,
+   * so a small configuration cannot ask for gigabytes. */
+  if (n > 1u << 22 || self->max_hops > 255)
     return pti_node_error (error, where, "a network of %" G_GUINT64_FORMAT " links and routes of "
-                           "up to %u links is larger than net-contention handles (2^26 links, "
-                           "255 hops)", n, self->max_hops);
+                           "up to %u links is larger than net-contention handles (4,194,304 "
+                           "links, 255 hops)", n, self->max_hops);
   self->n_links = (guint) n;
   self->links = g_new0 (Link, self->n_links);
   self->link_names = g_new0 (char *, self->n_links + 1);
@@ -1151,13 +1153,13 @@ static const PtiNetOps net_contention_ops = {
 };
 
 static const PtiModelParam net_contention_params[] = {
-  { "topology/crossbar@ports", "count", NULL,
+  { "topology/crossbar@ports", "count", "none: exactly one topology",
     "one switch joining every port: a route is the source's up link and the "
     "destination's down link" },
-  { "topology/fat_tree@levels,down,up,parallel", "counts per level", NULL,
+  { "topology/fat_tree@levels,down,up,parallel", "counts per level", "none: exactly one topology",
     "generalised fat tree (PGFT): switches of level i have `down` children and "
     "nodes of level i-1 have `up` parents, joined by `parallel` cables; up/down routing" },
-  { "topology/torus@dims", "counts, e.g. 4,4,4", NULL,
+  { "topology/torus@dims", "counts, e.g. 4,4,4", "none: exactly one topology",
     "torus of routers, one port each; dimension-order routing, the shorter way round" },
   { "link_bandwidth", "bandwidth (unit attribute)", NULL,
     "bandwidth of every link, each direction of a cable separately" },
