@@ -68,6 +68,21 @@ typedef struct {
   double factor;
 } UnitFactor;
 
+/* The factor of @unit in @units; FALSE with the known units listed in
+ * @known (for the caller's message) if it is not one of them. */
+static gboolean
+unit_factor (const UnitFactor *units, const char *unit, double *factor, GString *known)
+{
+  for (const UnitFactor *u = units; u->unit != NULL; u++) {
+    if (unit != NULL && strcmp (unit, u->unit) == 0) {
+      *factor = u->factor;
+      return TRUE;
+    }
+    g_string_append_printf (known, "%s%s", known->len ? ", " : "", u->unit);
+  }
+  return FALSE;
+}
+
 static gboolean
 get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
                gboolean unit_required, double *out, GError **error)
@@ -82,13 +97,11 @@ get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
     return TRUE;
   }
   g_autoptr (GString) known = g_string_new (NULL);
-  for (const UnitFactor *u = units; u->unit != NULL; u++) {
-    if (unit != NULL && strcmp ((const char *) unit, u->unit) == 0) {
-      xmlFree (unit);
-      *out = v * u->factor;
-      return TRUE;
-    }
-    g_string_append_printf (known, "%s%s", known->len ? ", " : "", u->unit);
+  double factor;
+  if (unit_factor (units, (const char *) unit, &factor, known)) {
+    xmlFree (unit);
+    *out = v * factor;
+    return TRUE;
   }
   gboolean ok = pti_node_error (error, child, unit ? "unknown unit '%s' (known: %s)"
                                                    : "%sa unit attribute is required (one of %s)",
@@ -158,12 +171,10 @@ parse_quantity (const char *text, const UnitFactor *units, const char *what, dou
   while (g_ascii_isspace (*end))
     end++;
   g_autoptr (GString) known = g_string_new (NULL);
-  for (const UnitFactor *u = units; u->unit != NULL; u++) {
-    if (strcmp (end, u->unit) == 0) {
-      *out = v * u->factor;
-      return TRUE;
-    }
-    g_string_append_printf (known, "%s%s", known->len ? ", " : "", u->unit);
+  double factor;
+  if (unit_factor (units, end, &factor, known)) {
+    *out = v * factor;
+    return TRUE;
   }
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': %s unit '%s' (known: %s)", text,
                *end ? "unknown" : "missing", end, known->str);

@@ -291,6 +291,21 @@ test_change_mid_transfer (void)
   assert_time (end_of (ctx, 0), 15 * MS + 1 * US);
 }
 
+/* A context on an 8-port crossbar whose changes file holds @changes, read
+ * before the processes (2) are set, as ptieval does.  NULL with @error if
+ * the file or the processes are refused. */
+static PtiContext *
+context_with_changes (const char *changes, GError **error)
+{
+  g_autofree char *path = system_file (8, "<crossbar ports='8'/>", NULL);
+  g_autoptr (PtiContext) ctx = pti_context_new (path, NULL, error);
+  g_assert_nonnull (ctx);
+  g_autofree char *file = write_file ("changes.txt", changes);
+  if (!pti_changes_file_load (ctx, file, error) || !pti_context_set_processes (ctx, 2, error))
+    return NULL;
+  return g_steal_pointer (&ctx);
+}
+
 /* Changes given before the processes are set wait for them; a change of
  * one link's load and of the bandwidth.  1 MB from 1 to 0: at 2 ms (0.2 MB
  * through) h1:down gets 75% load: 25 MB/s; at 6 ms (0.1 MB more, 0.7 MB
@@ -300,17 +315,11 @@ static void
 test_change_schedule (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = system_file (8, "<crossbar ports='8'/>", NULL);
-  g_autoptr (PtiContext) ctx = pti_context_new (path, NULL, &error);
-  g_assert_no_error (error);
-  g_autofree char *changes = write_file ("changes.txt",
-                                         "# time target element value\n"
-                                         "6ms net link_bandwidth 200MB/s\n"
-                                         "\n"
-                                         "0.002 net link_load[h1:down] 0.75   # a sensor\n");
-  g_assert_true (pti_changes_file_load (ctx, changes, &error));
-  g_assert_no_error (error);
-  g_assert_true (pti_context_set_processes (ctx, 2, &error));
+  g_autoptr (PtiContext) ctx = context_with_changes ("# time target element value\n"
+                                                     "6ms net link_bandwidth 200MB/s\n"
+                                                     "\n"
+                                                     "0.002 net link_load[h1:down] 0.75   # a sensor\n",
+                                                     &error);
   g_assert_no_error (error);
   message (ctx, 1, 0, MB);
   evaluate (ctx);
@@ -334,14 +343,10 @@ test_change_errors (void)
     { "1ms net link_load 0.2\n", "link_load needs the links" },
     { "1ms net link_bandwidth fast\n", "'fast' is not a bandwidth" },
   };
-  g_autofree char *path = system_file (8, "<crossbar ports='8'/>", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
-    g_autoptr (PtiContext) ctx = pti_context_new (path, NULL, &error);
-    g_autofree char *changes = write_file ("changes.txt", cases[i].line);
-    gboolean ok = pti_changes_file_load (ctx, changes, &error)
-                  && pti_context_set_processes (ctx, 2, &error);
-    g_assert_false (ok);
+    g_autoptr (PtiContext) ctx = context_with_changes (cases[i].line, &error);
+    g_assert_null (ctx);
     g_assert_nonnull (error);
     if (strstr (error->message, cases[i].message) == NULL)
       g_error ("%s: got \"%s\", want \"%s\"", cases[i].line, error->message, cases[i].message);
