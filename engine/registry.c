@@ -39,11 +39,17 @@
  * A model may not pass a smaller struct_size. */
 #define PTI_MODEL_DESC_V1_SIZE (G_STRUCT_OFFSET (PtiModelDesc, net) + sizeof (gpointer))
 
+/* The most bytes a model instance (instance_size) may ask the engine for:
+ * its parameters and fixed tables; anything large is the model's to
+ * allocate in configure, where failing is an error and not an abort. */
+#define PTI_MODEL_INSTANCE_MAX ((gsize) 16 << 20)
+
 typedef struct {
   PtiModelDesc desc;       /* first: a desc pointer handed out is an Entry pointer */
   PtiNetOps net_ops;       /* the model's net ops as far as its version goes, zero beyond */
+  PtiCpuOps cpu_ops;       /* the same for cpu ops */
   char *origin;            /* "built-in" or the shared object's path */
-  xmlSchema *schema;       /* config_schema compiled, on first use */
+  xmlSchema *schema;       /* config_schema compiled, on first use (pti_xml_schema_from_memory's) */
 } Entry;
 
 struct _PtiRegistry {
@@ -57,7 +63,6 @@ static void
 entry_free (gpointer data)
 {
   Entry *e = data;
-  g_clear_pointer (&e->schema, xmlSchemaFree);
   g_free (e->origin);
   g_free (e);
 }
@@ -145,6 +150,11 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
   REQUIRE_FIELD (config_element);
   REQUIRE_FIELD (config_schema);
   REQUIRE_FIELD (configure);
+  if (desc->instance_size > PTI_MODEL_INSTANCE_MAX)
+    return refuse (error, origin,
+                   "model '%s' declares an instance of %zu bytes (instance_size), more than the "
+                   "%zu a model instance may have; allocate large state in configure",
+                   name, desc->instance_size, PTI_MODEL_INSTANCE_MAX);
   if (xmlValidateNCName ((const xmlChar *) desc->config_element, 0) != 0)
     return refuse (error, origin, "model '%s': config_element '%s' is not an XML element name",
                    name, desc->config_element);
@@ -153,12 +163,18 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
     const PtiCpuOps *ops = desc->cpu;
     if (ops == NULL)
       return refuse (error, origin, "model '%s' is of kind cpu but has no cpu ops", name);
-    if (ops->version != PTI_CPU_OPS_VERSION)
-      return refuse (error, origin, "model '%s': cpu ops version %u, this pti speaks %u",
+    if (ops->version < 1 || ops->version > PTI_CPU_OPS_VERSION)
+      return refuse (error, origin, "model '%s': cpu ops version %u, this pti speaks 1 to %u",
                      name, ops->version, PTI_CPU_OPS_VERSION);
-    if (ops->rud_compile == NULL || ops->rud_free == NULL || ops->cost == NULL)
-      return refuse (error, origin, "model '%s': cpu ops need rud_compile, rud_free and cost",
-                     name);
+    gboolean ruds = ops->rud_compile != NULL || PTI_CPU_OPS_FOLDS (ops) || ops->rud_free != NULL
+                    || ops->cost != NULL;
+    gboolean bursts = ops->version >= 2 && (ops->time_cost != NULL || ops->flops_cost != NULL);
+    if ((ruds || !bursts) && ((ops->rud_compile == NULL && !PTI_CPU_OPS_FOLDS (ops))
+                              || ops->rud_free == NULL || ops->cost == NULL))
+      return refuse (error, origin, "model '%s': cpu ops need rud_fold (or rud_compile), "
+                     "rud_free and cost%s", name, ops->version >= 2
+                     ? " (or none of them, and time_cost or flops_cost for a model of bursts only)"
+                     : "");
     if (desc->net != NULL)
       return refuse (error, origin, "model '%s' is of kind cpu but also sets net ops", name);
   } else if (strcmp (desc->kind, "network") == 0) {
@@ -231,6 +247,12 @@ registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origi
                                           : G_STRUCT_OFFSET (PtiNetOps, reset);
     memcpy (&e->net_ops, desc->net, known);
     e->desc.net = &e->net_ops;
+  }
+  if (desc->cpu != NULL) {
+    gsize known = desc->cpu->version >= 2 ? sizeof (PtiCpuOps)
+                                          : G_STRUCT_OFFSET (PtiCpuOps, rud_fold);
+    memcpy (&e->cpu_ops, desc->cpu, known);
+    e->desc.cpu = &e->cpu_ops;
   }
   e->origin = g_strdup (origin);
   g_ptr_array_add (registry->entries, e);

@@ -26,6 +26,65 @@
  * million simulated ranks; this leaves a factor of 16. */
 #define MAX_PROCESSORS (1u << 24)
 
+/* A <computer name count cpus> element: @count identical nodes. */
+typedef struct {
+  char *name;
+  guint count;
+  guint cpus;              /* processors per node (default 1) */
+  PtiModelInstance *cpu;   /* the computer's CPU model (borrowed from the system) */
+  PtiModelInstance *intra; /* network model between its own processors, or NULL
+                            * (then they talk through the node's network port) */
+  guint first_node;        /* index of its first node in PtiSystem.nodes */
+  int line;
+} PtiComputer;
+
+typedef struct {
+  char *name;
+  PtiModelInstance *model; /* the network model (borrowed) */
+  guint n_ports;           /* highest port number connected */
+  int line;
+} PtiNetwork;
+
+/* One computer node of the graph (computer type + 1-based node number). */
+typedef struct {
+  guint computer;          /* index into PtiSystem.computers */
+  guint number;            /* 1..count, as written in the HMC */
+  gint network;            /* index into PtiSystem.networks, -1 if unconnected */
+  guint port;              /* 1-based port on that network */
+} PtiNode;
+
+/* A processor: where one process can be placed, with what routing needs
+ * at hand (copied from its node, its computer and its network). */
+typedef struct {
+  guint node;              /* index into PtiSystem.nodes */
+  guint cpu;               /* 0..cpus-1 */
+  gint network;            /* its node's network, -1 if unconnected */
+  guint port;              /* its node's port on it */
+  PtiModelInstance *intra; /* its computer's intra-node model, or NULL */
+  PtiModelInstance *net;   /* its network's model, or NULL */
+} PtiProcessor;
+
+/* One child of the HMC's <mpi> element: the algorithm the MPI library uses
+ * for a collective, e.g. <allreduce algorithm="ring"/> (wsl/COLLECTIVES.md). */
+typedef struct {
+  char *collective;        /* the element's name: "allreduce" */
+  char *algorithm;         /* its algorithm attribute: "ring" */
+  int line;
+} PtiMpiAlgorithm;
+
+struct _PtiSystem {
+  char *name;              /* <system name> */
+  char *path;              /* file it was loaded from */
+  GPtrArray *instances;    /* PtiModelInstance*, owned, in document order */
+  GArray *computers;       /* PtiComputer */
+  GArray *networks;        /* PtiNetwork */
+  GArray *nodes;           /* PtiNode, computers' nodes in document order */
+  GArray *processors;      /* PtiProcessor, placement order: connection order,
+                            * i.e. nodes sorted by (network, port), then cpu */
+  GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
+};
+
+
 typedef struct {
   PtiSystem *sys;
   PtiRegistry *registry;
@@ -128,8 +187,14 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
                     (const char *) el->name);
     return NULL;
   }
+  /* The parameters it documents are the children its schema allows. */
+  g_autoptr (GPtrArray) known = g_ptr_array_new ();
+  for (const PtiModelParam *p = desc->params; p != NULL && p->name != NULL; p++)
+    if (p->name[0] != '@')
+      g_ptr_array_add (known, (gpointer) p->name);
   g_autofree char *what = g_strdup_printf ("model %s", desc->name);
-  if (!pti_xml_validate_element (schema, el, what, error))
+  if (!pti_xml_validate_element (schema, el, what, (const char *const *) known->pdata,
+                                 known->len, error))
     return NULL;
 
   PtiModelInstance *inst = g_new0 (PtiModelInstance, 1);
@@ -550,8 +615,11 @@ number_processors (PtiSystem *sys)
     guint n = g_array_index (order, guint, i);
     const PtiNode *node = &g_array_index (sys->nodes, PtiNode, n);
     const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, node->computer);
+    PtiModelInstance *net = node->network >= 0
+                              ? g_array_index (sys->networks, PtiNetwork, node->network).model : NULL;
     for (guint cpu = 0; cpu < c->cpus; cpu++) {
-      PtiProcessor p = { .node = n, .cpu = cpu };
+      PtiProcessor p = { .node = n, .cpu = cpu, .network = node->network, .port = node->port,
+                         .intra = c->intra, .net = net };
       g_array_append_val (sys->processors, p);
     }
   }
@@ -650,17 +718,25 @@ pti_system_load_full (const char *path, PtiRegistry *registry, const char *const
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
   if (doc == NULL)
     return NULL;
+  /* The root first: a workload given where the system belongs is a swap of
+   * the arguments, which the schema would only call an unknown root. */
+  xmlNode *root = xmlDocGetRootElement (doc);
+  if (strcmp ((const char *) root->name, "workload") == 0) {
+    pti_node_error (error, root, "this is a workload file, not a system (HMC) file: the system "
+                    "comes first (ptieval SYSTEM.xml WORKLOAD.xml)");
+    return NULL;
+  }
+  if (strcmp ((const char *) root->name, "system") != 0 || root->ns != NULL) {
+    pti_node_error (error, root, "not a system (HMC) file: its root element must be <system> "
+                    "without a namespace (schemas/hmc.xsd)");
+    return NULL;
+  }
   g_autofree char *xsd = pti_xml_find_schema ("hmc.xsd", error);
   if (xsd == NULL)
     return NULL;
-  g_autoptr (xmlSchema) schema = pti_xml_schema_from_file (xsd, error);
+  xmlSchema *schema = pti_xml_schema_from_file (xsd, error);
   if (schema == NULL || !pti_xml_validate_doc (schema, doc, "hmc.xsd", error))
     return NULL;
-  xmlNode *root = xmlDocGetRootElement (doc);
-  if (strcmp ((const char *) root->name, "system") != 0) {
-    pti_node_error (error, root, "the root element of an HMC file must be <system>");
-    return NULL;
-  }
 
   g_autoptr (PtiSystem) sys = g_new0 (PtiSystem, 1);
   sys->name = pti_xml_attr (root, "name");
@@ -699,6 +775,24 @@ pti_system_load_full (const char *path, PtiRegistry *registry, const char *const
 
 /* ---- queries ---------------------------------------------------------- */
 
+const char *
+pti_system_name (const PtiSystem *system)
+{
+  return system->name;
+}
+
+const char *
+pti_system_path (const PtiSystem *system)
+{
+  return system->path;
+}
+
+guint
+pti_system_n_processors (const PtiSystem *system)
+{
+  return system->processors->len;
+}
+
 static const PtiNode *
 node_of (const PtiSystem *system, guint processor)
 {
@@ -706,6 +800,26 @@ node_of (const PtiSystem *system, guint processor)
     return NULL;
   guint n = g_array_index (system->processors, PtiProcessor, processor).node;
   return &g_array_index (system->nodes, PtiNode, n);
+}
+
+gboolean
+pti_system_processor_info (const PtiSystem *system, guint processor, PtiProcessorInfo *out)
+{
+  const PtiNode *node = node_of (system, processor);
+  if (node == NULL)
+    return FALSE;
+  const PtiComputer *c = &g_array_index (system->computers, PtiComputer, node->computer);
+  *out = (PtiProcessorInfo) {
+    .cpu = c->cpu,
+    .intra = c->intra,
+    .net = node->network >= 0
+             ? g_array_index (system->networks, PtiNetwork, node->network).model : NULL,
+    .node = g_array_index (system->processors, PtiProcessor, processor).node,
+    .cpu_index = g_array_index (system->processors, PtiProcessor, processor).cpu,
+    .network = node->network >= 0 ? (guint) node->network : G_MAXUINT,
+    .port = node->port,
+  };
+  return TRUE;
 }
 
 const PtiModelInstance *
@@ -718,15 +832,28 @@ pti_system_cpu_model (const PtiSystem *system, guint processor)
 const PtiModelInstance *
 pti_system_route (const PtiSystem *system, guint a, guint b, guint *port_a, guint *port_b)
 {
-  const PtiNode *na = node_of (system, a);
-  const PtiNode *nb = node_of (system, b);
-  if (na == NULL || nb == NULL || na->network < 0 || na->network != nb->network)
+  if (G_UNLIKELY (a >= system->processors->len || b >= system->processors->len))
     return NULL;
+  const PtiProcessor *pa = &g_array_index (system->processors, PtiProcessor, a);
+  const PtiProcessor *pb = &g_array_index (system->processors, PtiProcessor, b);
+  guint ta, tb;
+  const PtiModelInstance *via;
+  if (pa->node == pb->node && pa->intra != NULL) {
+    ta = pa->cpu + 1;
+    tb = pb->cpu + 1;
+    via = pa->intra;
+  } else if (pa->network >= 0 && pa->network == pb->network) {
+    ta = pa->port;
+    tb = pb->port;
+    via = pa->net;
+  } else {
+    return NULL;
+  }
   if (port_a != NULL)
-    *port_a = na->port;
+    *port_a = ta;
   if (port_b != NULL)
-    *port_b = nb->port;
-  return g_array_index (system->networks, PtiNetwork, na->network).model;
+    *port_b = tb;
+  return via;
 }
 
 char *
@@ -738,4 +865,112 @@ pti_system_describe_processor (const PtiSystem *system, guint processor)
   const PtiComputer *c = &g_array_index (system->computers, PtiComputer, node->computer);
   guint cpu = g_array_index (system->processors, PtiProcessor, processor).cpu;
   return g_strdup_printf ("%s[%u] cpu %u", c->name, node->number, cpu);
+}
+
+guint
+pti_system_n_instances (const PtiSystem *system)
+{
+  return system->instances->len;
+}
+
+const PtiModelInstance *
+pti_system_instance (const PtiSystem *system, guint i)
+{
+  return g_ptr_array_index (system->instances, i);
+}
+
+gboolean
+pti_system_instance_is_active (const PtiSystem *system, const PtiModelInstance *instance)
+{
+  for (guint i = 0; i < system->computers->len; i++) {
+    const PtiComputer *c = &g_array_index (system->computers, PtiComputer, i);
+    if (c->cpu == instance || c->intra == instance)
+      return TRUE;
+  }
+  for (guint i = 0; i < system->networks->len; i++)
+    if (g_array_index (system->networks, PtiNetwork, i).model == instance)
+      return TRUE;
+  return FALSE;
+}
+
+const PtiModelInstance *
+pti_system_change_target (const PtiSystem *sys, const char *target, GError **error)
+{
+  g_autoptr (GString) known = g_string_new (NULL);
+  if (g_str_has_prefix (target, "computer:")) {
+    const char *name = target + strlen ("computer:");
+    for (guint i = 0; i < sys->computers->len; i++) {
+      const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
+      if (strcmp (c->name, name) == 0 && c->intra != NULL)
+        return c->intra;
+      if (c->intra != NULL)
+        g_string_append_printf (known, "%scomputer:%s", known->len ? ", " : "", c->name);
+    }
+  } else {
+    for (guint i = 0; i < sys->networks->len; i++) {
+      const PtiNetwork *n = &g_array_index (sys->networks, PtiNetwork, i);
+      if (strcmp (n->name, target) == 0)
+        return n->model;
+      g_string_append_printf (known, "%s%s", known->len ? ", " : "", n->name);
+    }
+  }
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+               "'%s' is not a network of %s (nor computer:NAME with an intra-node model); "
+               "known: %s", target, sys->path, known->len ? known->str : "none");
+  return NULL;
+}
+
+guint
+pti_system_n_computers (const PtiSystem *system)
+{
+  return system->computers->len;
+}
+
+PtiComputerInfo
+pti_system_computer_info (const PtiSystem *system, guint i)
+{
+  const PtiComputer *c = &g_array_index (system->computers, PtiComputer, i);
+  return (PtiComputerInfo) { c->name, c->count, c->cpus, c->cpu, c->intra, c->first_node };
+}
+
+guint
+pti_system_n_networks (const PtiSystem *system)
+{
+  return system->networks->len;
+}
+
+PtiNetworkInfo
+pti_system_network_info (const PtiSystem *system, guint i)
+{
+  const PtiNetwork *n = &g_array_index (system->networks, PtiNetwork, i);
+  return (PtiNetworkInfo) { n->name, n->model, n->n_ports };
+}
+
+guint
+pti_system_n_nodes (const PtiSystem *system)
+{
+  return system->nodes->len;
+}
+
+PtiNodeInfo
+pti_system_node_info (const PtiSystem *system, guint i)
+{
+  const PtiNode *n = &g_array_index (system->nodes, PtiNode, i);
+  return (PtiNodeInfo) { n->computer, n->number, n->network, n->port };
+}
+
+guint
+pti_system_n_mpi_algorithms (const PtiSystem *system)
+{
+  return system->mpi_algorithms ? system->mpi_algorithms->len : 0;
+}
+
+void
+pti_system_mpi_algorithm (const PtiSystem *system, guint i, const char **collective,
+                          const char **algorithm, int *line)
+{
+  const PtiMpiAlgorithm *a = &g_array_index (system->mpi_algorithms, PtiMpiAlgorithm, i);
+  *collective = a->collective;
+  *algorithm = a->algorithm;
+  *line = a->line;
 }

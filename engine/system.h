@@ -16,58 +16,21 @@ typedef struct {
   char *owner;             /* "computer pc_node" or "network myrinet" */
 } PtiModelInstance;
 
-/* A <computer name count cpus> element: @count identical nodes. */
-typedef struct {
-  char *name;
-  guint count;
-  guint cpus;              /* processors per node (default 1) */
-  PtiModelInstance *cpu;   /* the computer's CPU model (borrowed from the system) */
-  PtiModelInstance *intra; /* network model between its own processors, or NULL
-                            * (then they talk through the node's network port) */
-  guint first_node;        /* index of its first node in PtiSystem.nodes */
-  int line;
-} PtiComputer;
+/* The loaded system.  Opaque: query it with the functions below. */
+typedef struct _PtiSystem PtiSystem;
 
+/* Where a processor is and what serves it: everything the engine needs to
+ * place a process there. */
 typedef struct {
-  char *name;
-  PtiModelInstance *model; /* the network model (borrowed) */
-  guint n_ports;           /* highest port number connected */
-  int line;
-} PtiNetwork;
-
-/* One computer node of the graph (computer type + 1-based node number). */
-typedef struct {
-  guint computer;          /* index into PtiSystem.computers */
-  guint number;            /* 1..count, as written in the HMC */
-  gint network;            /* index into PtiSystem.networks, -1 if unconnected */
-  guint port;              /* 1-based port on that network */
-} PtiNode;
-
-/* A processor: where one process can be placed. */
-typedef struct {
-  guint node;              /* index into PtiSystem.nodes */
-  guint cpu;               /* 0..cpus-1 */
-} PtiProcessor;
-
-/* One child of the HMC's <mpi> element: the algorithm the MPI library uses
- * for a collective, e.g. <allreduce algorithm="ring"/> (wsl/COLLECTIVES.md). */
-typedef struct {
-  char *collective;        /* the element's name: "allreduce" */
-  char *algorithm;         /* its algorithm attribute: "ring" */
-  int line;
-} PtiMpiAlgorithm;
-
-typedef struct {
-  char *name;              /* <system name> */
-  char *path;              /* file it was loaded from */
-  GPtrArray *instances;    /* PtiModelInstance*, owned, in document order */
-  GArray *computers;       /* PtiComputer */
-  GArray *networks;        /* PtiNetwork */
-  GArray *nodes;           /* PtiNode, computers' nodes in document order */
-  GArray *processors;      /* PtiProcessor, placement order: connection order,
-                            * i.e. nodes sorted by (network, port), then cpu */
-  GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
-} PtiSystem;
+  const PtiModelInstance *cpu;   /* its computer's CPU model */
+  const PtiModelInstance *intra; /* between processes of its node, or NULL (they
+                                  * talk through the node's network port) */
+  const PtiModelInstance *net;   /* its node's network's model, or NULL if unconnected */
+  guint node;                    /* the node's index (nodes in document order) */
+  guint cpu_index;               /* 0 .. cpus - 1 within the node */
+  guint network;                 /* the network's index, G_MAXUINT if unconnected */
+  guint port;                    /* 1-based port on that network */
+} PtiProcessorInfo;
 
 /* Load, validate (schemas/hmc.xsd, then each model element against its
  * model's XSD), configure models and build the graph.  Errors name the file,
@@ -80,14 +43,79 @@ PtiSystem *pti_system_load_full (const char *path, PtiRegistry *registry,
                                  const char *const *uses, GError **error);
 void pti_system_free (PtiSystem *system);
 
-/* Model instance serving device @kind ("cpu", "network") for processor @p. */
+const char *pti_system_name (const PtiSystem *system);
+/* The file it was loaded from. */
+const char *pti_system_path (const PtiSystem *system);
+
+/* Processors, numbered in placement order: connection order, i.e. nodes
+ * sorted by (network, port), then CPU. */
+guint pti_system_n_processors (const PtiSystem *system);
+/* FALSE if @processor does not exist. */
+gboolean pti_system_processor_info (const PtiSystem *system, guint processor,
+                                    PtiProcessorInfo *out);
+/* The model instance serving the CPU of @processor, or NULL if none. */
 const PtiModelInstance *pti_system_cpu_model (const PtiSystem *system, guint processor);
-/* The network connecting processors @a and @b, or NULL if none; @port_a and
- * @port_b receive their ports on it. */
+/* The model that carries messages between processors @a and @b, and their
+ * ports on it: the node's intra-node model between processors of one node
+ * that has one (CPU numbers + 1 as ports), else the network both nodes are
+ * connected to.  NULL if none.  The one routing rule: the engine and the
+ * tests use it. */
 const PtiModelInstance *pti_system_route (const PtiSystem *system, guint a, guint b,
                                           guint *port_a, guint *port_b);
 /* "pc_node[3] cpu 0" for messages, (transfer full). */
 char *pti_system_describe_processor (const PtiSystem *system, guint processor);
+
+/* Every configured model instance, in document order (also those an HMC
+ * element configures but another model replaces: see is_active). */
+guint pti_system_n_instances (const PtiSystem *system);
+const PtiModelInstance *pti_system_instance (const PtiSystem *system, guint i);
+/* TRUE if @instance serves a computer or network (not an alternative model
+ * configured beside the chosen one). */
+gboolean pti_system_instance_is_active (const PtiSystem *system,
+                                        const PtiModelInstance *instance);
+
+/* The model instance a live change names: a network's name, or
+ * "computer:NAME" for a computer's intra-node model.  NULL with @error
+ * listing the names it knows. */
+const PtiModelInstance *pti_system_change_target (const PtiSystem *system, const char *target,
+                                                  GError **error);
+
+/* The graph, for reports and tests: computers (element order), networks
+ * (element order), nodes (computers' nodes in document order). */
+typedef struct {
+  const char *name;
+  guint count;                   /* nodes */
+  guint cpus;                    /* processors per node */
+  const PtiModelInstance *cpu;
+  const PtiModelInstance *intra; /* or NULL */
+  guint first_node;              /* index of its first node */
+} PtiComputerInfo;
+
+typedef struct {
+  const char *name;
+  const PtiModelInstance *model;
+  guint n_ports;                 /* highest port number connected */
+} PtiNetworkInfo;
+
+typedef struct {
+  guint computer;                /* its computer's index */
+  guint number;                  /* 1..count, as written in the HMC */
+  gint network;                  /* its network's index, -1 if unconnected */
+  guint port;                    /* 1-based port on that network */
+} PtiNodeInfo;
+
+guint pti_system_n_computers (const PtiSystem *system);
+PtiComputerInfo pti_system_computer_info (const PtiSystem *system, guint i);
+guint pti_system_n_networks (const PtiSystem *system);
+PtiNetworkInfo pti_system_network_info (const PtiSystem *system, guint i);
+guint pti_system_n_nodes (const PtiSystem *system);
+PtiNodeInfo pti_system_node_info (const PtiSystem *system, guint i);
+
+/* The HMC's <mpi> choices: the @i-th child, its element name (the
+ * collective), algorithm attribute and line. */
+guint pti_system_n_mpi_algorithms (const PtiSystem *system);
+void pti_system_mpi_algorithm (const PtiSystem *system, guint i, const char **collective,
+                               const char **algorithm, int *line);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiSystem, pti_system_free)
 

@@ -12,21 +12,39 @@
 
 G_BEGIN_DECLS
 
-/* Parse a file.  (transfer full) or NULL with @error. */
+/* Read a whole input file into *@contents (NUL-terminated, *@length bytes
+ * without it; g_free).  Only a regular file is read (a FIFO or a device
+ * could feed it without end), and no more than @max_len bytes.  FALSE
+ * with @error naming @path: PTI_ERROR_IO if it cannot be opened or read,
+ * PTI_ERROR_INVALID if it is not a regular file or too large. */
+/* Open @path for reading if it is a regular file: the descriptor (its
+ * status in *@st), or -1 with the error pti_file_read gives. */
+struct stat;
+int pti_file_open_regular (const char *path, struct stat *st, GError **error);
+
+gboolean pti_file_read (const char *path, gsize max_len, char **contents, gsize *length,
+                        GError **error);
+
+/* Parse a file (read by pti_file_read, at most G_MAXINT bytes, what libxml2
+ * parses).  (transfer full) or NULL with @error. */
 xmlDoc *pti_xml_read_file (const char *path, GError **error);
 /* Parse text; @name stands for the file in errors (e.g. "RUD text"). */
 xmlDoc *pti_xml_read_memory (const char *text, gssize len, const char *name, GError **error);
 
-/* Compile an XSD from a file or from text.  (transfer full) or NULL. */
+/* Compile an XSD from a file or from text, once per process: (transfer
+ * none), valid until the process ends, or NULL with @error. */
 xmlSchema *pti_xml_schema_from_file (const char *path, GError **error);
 xmlSchema *pti_xml_schema_from_memory (const char *text, const char *name, GError **error);
 
 /* Validate a whole document / one element subtree (the element must be
  * declared globally in @schema).  The first problem becomes the error,
  * naming the file and line of the offending node; @what names the schema
- * in the message ("hmc.xsd", "model cpu-clc"). */
+ * in the message ("hmc.xsd", "model cpu-clc").  An element the schema does
+ * not expect there gets the nearest of the @n_known names @known (the
+ * element names it allows; may be NULL) as a hint. */
 gboolean pti_xml_validate_doc (xmlSchema *schema, xmlDoc *doc, const char *what, GError **error);
-gboolean pti_xml_validate_element (xmlSchema *schema, xmlNode *element, const char *what, GError **error);
+gboolean pti_xml_validate_element (xmlSchema *schema, xmlNode *element, const char *what,
+                                   const char *const *known, gsize n_known, GError **error);
 
 /* Find a schema shipped in schemas/ (e.g. "hmc.xsd"): $PTI_SCHEMA_DIR, the
  * source tree, then the installed location.  (transfer full) path or NULL
@@ -40,6 +58,5 @@ xmlNode *pti_xml_next_element (xmlNode *node);
 xmlNode *pti_xml_first_element (xmlNode *parent);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlSchema, xmlSchemaFree)
 
 G_END_DECLS

@@ -9,17 +9,13 @@
  * pti_expr_check() can name the slot.
  */
 #include <pti/hmi.h>
+#include "expr-private.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ---- symbols ------------------------------------------------------------ */
 
-struct _PtiSymbols {
-  GHashTable *index;            /* name (owned by names) -> slot + 1 */
-  GPtrArray  *names;            /* slot -> name (owned) */
-  GArray     *values;           /* slot -> double */
-};
 
 PtiSymbols *
 pti_symbols_new (void)
@@ -98,6 +94,22 @@ pti_symbols_get (const PtiSymbols *symbols, guint slot)
   return g_array_index (symbols->values, double, slot);
 }
 
+void
+pti_symbols_gather (const PtiSymbols *symbols, guint n, const guint *slots, double *out)
+{
+  const double *v = (const double *) symbols->values->data;
+  for (guint i = 0; i < n; i++)
+    out[i] = v[slots[i]];
+}
+
+void
+pti_symbols_scatter (PtiSymbols *symbols, guint n, const guint *slots, const double *values)
+{
+  double *v = (double *) symbols->values->data;
+  for (guint i = 0; i < n; i++)
+    v[slots[i]] = values[i];
+}
+
 const double *
 pti_symbols_values (const PtiSymbols *symbols)
 {
@@ -106,42 +118,6 @@ pti_symbols_values (const PtiSymbols *symbols)
 }
 
 /* ---- operations ----------------------------------------------------------- */
-
-typedef enum {
-  OP_CONST, OP_LOAD,
-  /* unary */
-  OP_NEG, OP_NOT, OP_BOOL,
-  OP_FLOOR, OP_CEIL, OP_ROUND, OP_ABS, OP_LOG2, OP_SQRT,
-  /* binary */
-  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_POW, OP_IDIV,
-  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
-  /* n-ary (tree and code) */
-  OP_MIN, OP_MAX,
-  /* tree only */
-  OP_AND, OP_OR, OP_COND,
-  /* code only: jumps */
-  OP_AND_JZ,                    /* top NaN: keep, jump; 0: top = 0, jump; else pop */
-  OP_OR_JNZ,                    /* top NaN: keep, jump; nonzero: top = 1, jump; else pop */
-  OP_JZ,                        /* pop; NaN: push NaN, jump t[1]; 0: jump t[0] */
-  OP_JMP,
-} Op;
-
-static inline double
-floored_mod (double a, double b)
-{
-  double r = fmod (a, b);
-  if (r != 0 && ((r < 0) != (b < 0)))
-    r += b;
-  return r;
-}
-
-static inline double
-cmp_result (int truth, double a, double b)
-{
-  if (G_UNLIKELY (isnan (a) || isnan (b)))
-    return NAN;
-  return truth ? 1.0 : 0.0;
-}
 
 static inline double
 apply_unary (Op op, double a)
@@ -158,28 +134,6 @@ apply_unary (Op op, double a)
     case OP_LOG2:  return log2 (a);
     case OP_SQRT:  return sqrt (a);
     default:       return NAN;
-    }
-}
-
-static inline double
-apply_binary (Op op, double a, double b)
-{
-  switch (op)
-    {
-    case OP_ADD:  return a + b;
-    case OP_SUB:  return a - b;
-    case OP_MUL:  return a * b;
-    case OP_DIV:  return a / b;
-    case OP_MOD:  return floored_mod (a, b);
-    case OP_POW:  return isnan (a) || isnan (b) ? NAN : pow (a, b);
-    case OP_IDIV: return floor (a / b);
-    case OP_LT:   return cmp_result (a < b, a, b);
-    case OP_LE:   return cmp_result (a <= b, a, b);
-    case OP_GT:   return cmp_result (a > b, a, b);
-    case OP_GE:   return cmp_result (a >= b, a, b);
-    case OP_EQ:   return cmp_result (a == b, a, b);
-    case OP_NE:   return cmp_result (a != b, a, b);
-    default:      return NAN;
     }
 }
 
@@ -329,6 +283,9 @@ node2 (Op op, Node *a, Node *b)
 /* ---- parser ------------------------------------------------------------ */
 
 #define MAX_NESTING 200
+/* The longest expression text: far beyond any written by hand or by a
+ * generator, far below what would make parsing slow. */
+#define EXPR_TEXT_MAX (1u << 20)
 
 typedef struct {
   const char *text;
@@ -337,6 +294,8 @@ typedef struct {
   GError    **error;
   gboolean    failed;
   int         depth;
+  gboolean  (*is_constant) (guint slot, gpointer data);   /* or NULL */
+  gpointer    constant_data;
 } Parser;
 
 G_GNUC_PRINTF (3, 4) static void
@@ -389,7 +348,7 @@ describe_at (const char *p)
         e++;
       return g_strdup_printf ("'%.*s'", (int) (e - p), p);
     }
-  return g_strdup_printf ("'%c'", *p);
+  return g_strdup_printf ("'%.*s'", (int) (g_utf8_next_char (p) - p), p);   /* a whole character */
 }
 
 static Node *parse_cond (Parser *ps);
@@ -523,9 +482,15 @@ parse_atom (Parser *ps)
       if (accept (ps, "("))
         return parse_call (ps, start, e - start);
       g_autofree char *name = g_strndup (start, e - start);
+      guint slot = pti_symbols_intern (ps->symbols, name);
+      /* A name fixed for good is its value, so that what depends on it
+       * only folds too (pti_expr_compile_folded). */
+      if (ps->is_constant != NULL && ps->is_constant (slot, ps->constant_data)
+          && !isnan (pti_symbols_get (ps->symbols, slot)))
+        return node_const (pti_symbols_get (ps->symbols, slot));
       Node *n = g_new0 (Node, 1);
       n->op = OP_LOAD;
-      n->slot = pti_symbols_intern (ps->symbols, name);
+      n->slot = slot;
       return n;
     }
 
@@ -547,7 +512,8 @@ parse_atom (Parser *ps)
   if (*start == '\0' || strchr ("+-*/%^<>=!&|?:,)", *start) != NULL)
     parse_error (ps, start, "expected a value");
   else
-    parse_error (ps, start, "unexpected character '%c'", *start);
+    parse_error (ps, start, "unexpected character '%.*s'",
+                 (int) (g_utf8_next_char (start) - start), start);   /* a whole character */
   return NULL;
 }
 
@@ -706,28 +672,6 @@ parse_cond (Parser *ps)
 
 /* ---- code ---------------------------------------------------------------- */
 
-#define STACK_MAX 64
-
-typedef struct {
-  guint32 op;
-  union {
-    double  k;                  /* OP_CONST */
-    guint32 slot;               /* OP_LOAD */
-    guint32 n;                  /* OP_MIN, OP_MAX: number of operands */
-    guint32 t[2];               /* jumps: targets */
-  };
-} Insn;
-
-struct _PtiExpr {
-  char   *text;
-  Insn   *code;
-  guint   ncode;
-  guint  *slots;                /* slots read, first occurrence order */
-  guint   nslots;
-  gboolean constant;
-  double   value;               /* when constant */
-};
-
 typedef struct {
   GArray *code;
   int     depth, max_depth;
@@ -813,10 +757,23 @@ collect_slots (const Node *n, GArray *slots)
 PtiExpr *
 pti_expr_compile (const char *text, PtiSymbols *symbols, GError **error)
 {
+  return pti_expr_compile_folded (text, symbols, NULL, NULL, error);
+}
+
+PtiExpr *
+pti_expr_compile_folded (const char *text, PtiSymbols *symbols,
+                         gboolean (*is_constant) (guint slot, gpointer data), gpointer data,
+                         GError **error)
+{
   g_return_val_if_fail (text != NULL && symbols != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  /* Messages quote the text: it must be text (as every attribute libxml2
+   * parsed is; a caller's string may not be). */
+  if (!pti_text_check (text, -1, EXPR_TEXT_MAX, "expression", error))
+    return NULL;
 
-  Parser ps = { .text = text, .p = text, .symbols = symbols, .error = error };
+  Parser ps = { .text = text, .p = text, .symbols = symbols, .error = error,
+                .is_constant = is_constant, .constant_data = data };
   Node *root = parse_cond (&ps);
   if (root != NULL)
     {
@@ -860,6 +817,15 @@ pti_expr_compile (const char *text, PtiSymbols *symbols, GError **error)
   e->code = (Insn *) g_array_free (em.code, FALSE);
   e->nslots = slots->len;
   e->slots = (guint *) g_array_free (slots, FALSE);
+  e->shape = SHAPE_CODE;
+  if (e->ncode == 1 && e->code[0].op == OP_LOAD)
+    e->shape = SHAPE_LOAD;
+  else if (e->ncode == 3 && e->code[0].op == OP_LOAD && op_is_binary ((Op) e->code[2].op)
+           && (e->code[1].op == OP_CONST || e->code[1].op == OP_LOAD))
+    {
+      e->shape = e->code[1].op == OP_CONST ? SHAPE_LOAD_K : SHAPE_LOAD_LOAD;
+      e->shape_op = (Op) e->code[2].op;
+    }
   node_free (root);
   return e;
 }
@@ -867,87 +833,120 @@ pti_expr_compile (const char *text, PtiSymbols *symbols, GError **error)
 /* The evaluation loop.  With @unbound non-NULL it also records the first
  * unbound slot actually read (pti_expr_check); the hot path passes NULL and
  * the compiler drops that code. */
-static inline __attribute__ ((always_inline)) double
+static __attribute__ ((noinline)) double
 run (const PtiExpr *e, const double *v, guint *unbound)
 {
+  /* Direct threading: each instruction jumps straight to the next one's
+   * code, one indirect branch per instruction (a switch in a loop costs a
+   * bounds check, a jump back and a shared, badly predicted branch). */
+  static const void *const labels[] = {
+    [OP_CONST] = &&l_const, [OP_LOAD] = &&l_load, [OP_NEG] = &&l_neg,
+    [OP_NOT] = &&l_unary, [OP_BOOL] = &&l_unary, [OP_FLOOR] = &&l_unary,
+    [OP_CEIL] = &&l_unary, [OP_ROUND] = &&l_unary, [OP_ABS] = &&l_unary, [OP_LOG2] = &&l_unary,
+    [OP_SQRT] = &&l_unary, [OP_ADD] = &&l_add, [OP_SUB] = &&l_sub, [OP_MUL] = &&l_mul,
+    [OP_DIV] = &&l_div, [OP_MOD] = &&l_binary, [OP_POW] = &&l_binary, [OP_IDIV] = &&l_binary,
+    [OP_LT] = &&l_binary, [OP_LE] = &&l_binary, [OP_GT] = &&l_binary, [OP_GE] = &&l_binary,
+    [OP_EQ] = &&l_binary, [OP_NE] = &&l_binary, [OP_MIN] = &&l_minmax, [OP_MAX] = &&l_minmax,
+    [OP_AND] = &&l_bad, [OP_OR] = &&l_bad, [OP_COND] = &&l_bad,
+    [OP_AND_JZ] = &&l_and_jz, [OP_OR_JNZ] = &&l_or_jnz, [OP_JZ] = &&l_jz, [OP_JMP] = &&l_jmp,
+  };
   double st[STACK_MAX];
   int sp = -1;
   st[0] = NAN;
-  const Insn *code = e->code;
-  guint pc = 0, end = e->ncode;
+  const Insn *code = e->code, *in = code, *end = code + e->ncode;
 
-  while (pc < end)
-    {
-      const Insn *in = &code[pc++];
-      switch ((Op) in->op)
-        {
-        case OP_CONST:
-          st[++sp] = in->k;
-          break;
-        case OP_LOAD:
-          st[++sp] = v[in->slot];
-          if (unbound != NULL && *unbound == G_MAXUINT && isnan (st[sp]))
-            *unbound = in->slot;
-          break;
-        case OP_NEG:   st[sp] = -st[sp]; break;
-        case OP_ADD:   sp--; st[sp] = st[sp] + st[sp + 1]; break;
-        case OP_SUB:   sp--; st[sp] = st[sp] - st[sp + 1]; break;
-        case OP_MUL:   sp--; st[sp] = st[sp] * st[sp + 1]; break;
-        case OP_DIV:   sp--; st[sp] = st[sp] / st[sp + 1]; break;
-        case OP_NOT: case OP_BOOL: case OP_FLOOR: case OP_CEIL: case OP_ROUND:
-        case OP_ABS: case OP_LOG2: case OP_SQRT:
-          st[sp] = apply_unary ((Op) in->op, st[sp]);
-          break;
-        case OP_MOD: case OP_POW: case OP_IDIV:
-        case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE:
-          sp--;
-          st[sp] = apply_binary ((Op) in->op, st[sp], st[sp + 1]);
-          break;
-        case OP_MIN: case OP_MAX:
-          sp -= (int) in->n - 1;
-          st[sp] = apply_minmax ((Op) in->op, &st[sp], in->n);
-          break;
-        case OP_AND_JZ:
-          if (isnan (st[sp]))
-            pc = in->t[0];
-          else if (st[sp] == 0)
-            {
-              st[sp] = 0;       /* not -0 */
-              pc = in->t[0];
-            }
-          else
-            sp--;
-          break;
-        case OP_OR_JNZ:
-          if (isnan (st[sp]))
-            pc = in->t[0];
-          else if (st[sp] != 0)
-            {
-              st[sp] = 1;
-              pc = in->t[0];
-            }
-          else
-            sp--;
-          break;
-        case OP_JZ:
-          {
-            double c = st[sp--];
-            if (isnan (c))
-              {
-                st[++sp] = c;
-                pc = in->t[1];
-              }
-            else if (c == 0)
-              pc = in->t[0];
-            break;
-          }
-        case OP_JMP:
-          pc = in->t[0];
-          break;
-        default:
-          g_assert_not_reached ();
-        }
+#define NEXT() do { if (in == end) goto done; goto *labels[in->op]; } while (0)
+  NEXT ();
+l_const:
+  st[++sp] = in->k;
+  in++;
+  NEXT ();
+l_load:
+  st[++sp] = v[in->slot];
+  if (unbound != NULL && *unbound == G_MAXUINT && isnan (st[sp]))
+    *unbound = in->slot;
+  in++;
+  NEXT ();
+l_neg:
+  st[sp] = -st[sp];
+  in++;
+  NEXT ();
+l_unary:
+  st[sp] = apply_unary ((Op) in->op, st[sp]);
+  in++;
+  NEXT ();
+l_add:
+  sp--;
+  st[sp] = st[sp] + st[sp + 1];
+  in++;
+  NEXT ();
+l_sub:
+  sp--;
+  st[sp] = st[sp] - st[sp + 1];
+  in++;
+  NEXT ();
+l_mul:
+  sp--;
+  st[sp] = st[sp] * st[sp + 1];
+  in++;
+  NEXT ();
+l_div:
+  sp--;
+  st[sp] = st[sp] / st[sp + 1];
+  in++;
+  NEXT ();
+l_binary:
+  sp--;
+  st[sp] = apply_binary ((Op) in->op, st[sp], st[sp + 1]);
+  in++;
+  NEXT ();
+l_minmax:
+  sp -= (int) in->n - 1;
+  st[sp] = apply_minmax ((Op) in->op, &st[sp], in->n);
+  in++;
+  NEXT ();
+l_and_jz:
+  if (isnan (st[sp])) {
+    in = code + in->t[0];
+  } else if (st[sp] == 0) {
+    st[sp] = 0;       /* not -0 */
+    in = code + in->t[0];
+  } else {
+    sp--;
+    in++;
+  }
+  NEXT ();
+l_or_jnz:
+  if (isnan (st[sp])) {
+    in = code + in->t[0];
+  } else if (st[sp] != 0) {
+    st[sp] = 1;
+    in = code + in->t[0];
+  } else {
+    sp--;
+    in++;
+  }
+  NEXT ();
+l_jz:
+  {
+    double c = st[sp--];
+    if (isnan (c)) {
+      st[++sp] = c;
+      in = code + in->t[1];
+    } else if (c == 0) {
+      in = code + in->t[0];
+    } else {
+      in++;
     }
+  }
+  NEXT ();
+l_jmp:
+  in = code + in->t[0];
+  NEXT ();
+l_bad:
+  g_assert_not_reached ();
+#undef NEXT
+done:
   return st[0];
 }
 
@@ -957,9 +956,18 @@ pti_expr_eval (const PtiExpr *expr, const PtiSymbols *symbols)
   if (expr->constant)
     return expr->value;
   const double *v = (const double *) symbols->values->data;
-  if (expr->ncode == 1)         /* a bare name */
-    return v[expr->code[0].slot];
-  return run (expr, v, NULL);
+  const Insn *c = expr->code;
+  switch (expr->shape)
+    {
+    case SHAPE_LOAD:
+      return v[c[0].slot];
+    case SHAPE_LOAD_K:
+      return apply_binary (expr->shape_op, v[c[0].slot], c[1].k);
+    case SHAPE_LOAD_LOAD:
+      return apply_binary (expr->shape_op, v[c[0].slot], v[c[1].slot]);
+    default:
+      return run (expr, v, NULL);
+    }
 }
 
 gboolean
@@ -985,6 +993,15 @@ pti_expr_check (const PtiExpr *expr, const PtiSymbols *symbols,
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "expression '%s' is not finite (division by zero?)", expr->text);
   return FALSE;
+}
+
+gboolean
+pti_expr_is_name (const PtiExpr *expr, guint *slot)
+{
+  if (expr->shape != SHAPE_LOAD)
+    return FALSE;
+  *slot = expr->code[0].slot;
+  return TRUE;
 }
 
 gboolean

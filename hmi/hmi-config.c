@@ -116,6 +116,9 @@ static const UnitFactor bandwidth_units[] = {
   { "B/s", 1.0 }, { "KB/s", 1e3 }, { "MB/s", 1e6 }, { "GB/s", 1e9 },
   { "b/s", 1.0 / 8 }, { "Kb/s", 1e3 / 8 }, { "Mb/s", 1e6 / 8 }, { "Gb/s", 1e9 / 8 },
   { NULL, 0 } };
+static const UnitFactor flop_rate_units[] = {
+  { "Flop/s", 1.0 }, { "KFlop/s", 1e3 }, { "MFlop/s", 1e6 }, { "GFlop/s", 1e9 },
+  { "TFlop/s", 1e12 }, { NULL, 0 } };
 
 gboolean
 pti_config_get_time (const xmlNode *parent, const char *name, double *seconds, GError **error)
@@ -136,6 +139,17 @@ pti_config_get_bandwidth (const xmlNode *parent, const char *name, double *bytes
     return FALSE;
   if (*bytes_per_second <= 0)
     return pti_node_error (error, pti_config_child (parent, name), "a bandwidth must be positive");
+  return TRUE;
+}
+
+gboolean
+pti_config_get_flop_rate (const xmlNode *parent, const char *name, double *flops_per_second,
+                          GError **error)
+{
+  if (!get_with_unit (parent, name, flop_rate_units, TRUE, flops_per_second, error))
+    return FALSE;
+  if (*flops_per_second <= 0)
+    return pti_node_error (error, pti_config_child (parent, name), "a flop rate must be positive");
   return TRUE;
 }
 
@@ -165,7 +179,9 @@ parse_quantity (const char *text, const UnitFactor *units, const char *what, dou
   if (text == NULL || end == text || !isfinite (v) || v < 0) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "'%s' is not a %s: a non-negative number and a unit, e.g. %s",
-                 text ? text : "", what, units == time_units ? "250us" : "1.28Gb/s");
+                 text ? text : "", what,
+                 units == time_units ? "250us" : units == flop_rate_units ? "2.5GFlop/s"
+                                                                          : "1.28Gb/s");
     return FALSE;
   }
   while (g_ascii_isspace (*end))
@@ -195,5 +211,16 @@ pti_parse_bandwidth (const char *text, double *bytes_per_second, GError **error)
   if (*bytes_per_second > 0)
     return TRUE;
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': a bandwidth must be positive", text);
+  return FALSE;
+}
+
+gboolean
+pti_parse_flop_rate (const char *text, double *flops_per_second, GError **error)
+{
+  if (!parse_quantity (text, flop_rate_units, "flop rate", flops_per_second, error))
+    return FALSE;
+  if (*flops_per_second > 0)
+    return TRUE;
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': a flop rate must be positive", text);
   return FALSE;
 }

@@ -10,16 +10,6 @@
 
 G_DEFINE_QUARK (pti-trace-reader-error-quark, pti_trace_reader_error)
 
-static const char *const kind_names[PTI_TR_N_KINDS] = {
-  "compute", "send", "recv", "isend", "irecv", "wait", "waitany",
-};
-
-const char *
-pti_tr_kind_name (PtiTrKind kind)
-{
-  return kind < PTI_TR_N_KINDS ? kind_names[kind] : "?";
-}
-
 /* ------------------------------------------------------------------------ */
 /* Input: a FILE read by us, so that the prolog can be checked for a DOCTYPE
  * before libxml2 sees it (no internal subset is ever parsed). */
@@ -143,6 +133,15 @@ typedef struct {
   int line;
 } XmlError;
 
+/* A collective call begun on a rank and not ended yet. */
+typedef struct {
+  gboolean open;
+  PtiTraceCall call;
+  guint comm;
+  guint64 begin;             /* ns */
+  guint64 line, element;     /* of its begin marker */
+} OpenCall;
+
 struct _PtiTraceReader {
   char *path;
   Input in;
@@ -156,6 +155,15 @@ struct _PtiTraceReader {
   guint64 *last_start;       /* start of its last event */
   guint64 *last_end;         /* end of its last event */
   guint64 *chunk_of;         /* last chunk holding a group of it (0: none) */
+  GHashTable **outstanding;  /* request id -> Posted: posted, not completed yet (or NULL) */
+  OpenCall *open_call;
+  guint64 n_open_calls;      /* ranks inside a collective */
+  guint64 n_derived;         /* events of the derived spans read */
+
+  /* the completions of the current event */
+  PtiTrCompletion *completions;
+  guint n_completions, cap_completions;
+  PtiTrCompletion own;       /* a blocking event's own */
 
   guint64 n_events;
   guint64 max_end;
@@ -629,10 +637,10 @@ static gboolean
 param_item (PtiTraceReader *r, gpointer data, GError **error)
 {
   GArray *a = data;
-  PtiTrParam p = { need_attr (r, "name", error), NULL };
+  PtiTrParam p = { need_attr (r, PTI_TRACE_A_NAME, error), NULL };
   if (p.name == NULL)
     return FALSE;
-  p.value = need_attr (r, "value", error);
+  p.value = need_attr (r, PTI_TRACE_A_VALUE, error);
   g_array_append_val (a, p);
   return p.value != NULL;
 }
@@ -641,10 +649,10 @@ static gboolean
 model_item (PtiTraceReader *r, gpointer data, GError **error)
 {
   GArray *a = data;
-  PtiTrModel m = { need_attr (r, "name", error), NULL };
+  PtiTrModel m = { need_attr (r, PTI_TRACE_A_NAME, error), NULL };
   if (m.name == NULL)
     return FALSE;
-  m.owner = need_attr (r, "owner", error);
+  m.owner = need_attr (r, PTI_TRACE_A_OWNER, error);
   g_array_append_val (a, m);
   return m.owner != NULL;
 }
@@ -659,11 +667,11 @@ record_item (PtiTraceReader *r, gpointer data, GError **error)
   g_array_append_val (a, t);   /* freed with the array on error */
   PtiTrRecordType *tp = &g_array_index (a, PtiTrRecordType, a->len - 1);
   g_autofree char *fields = NULL;
-  if ((tp->model = need_attr (r, "model", error)) == NULL
-      || (tp->ns = need_attr (r, "ns", error)) == NULL
-      || (tp->name = need_attr (r, "name", error)) == NULL
-      || (fields = need_attr (r, "fields", error)) == NULL
-      || (tp->description = need_attr (r, "description", error)) == NULL)
+  if ((tp->model = need_attr (r, PTI_TRACE_A_MODEL, error)) == NULL
+      || (tp->ns = need_attr (r, PTI_TRACE_A_NS, error)) == NULL
+      || (tp->name = need_attr (r, PTI_TRACE_A_NAME, error)) == NULL
+      || (fields = need_attr (r, PTI_TRACE_A_FIELDS, error)) == NULL
+      || (tp->description = need_attr (r, PTI_TRACE_A_DESCRIPTION, error)) == NULL)
     return FALSE;
   if (strcmp (tp->ns, PTI_TRACE_NAMESPACE) == 0 || tp->ns[0] == '\0') {
     set_error (r, line, error, "record type %s: its namespace must be the model's own, not \"%s\"",
@@ -690,7 +698,7 @@ record_item (PtiTraceReader *r, gpointer data, GError **error)
         g_strfreev (parts);
         return FALSE;
       }
-    if (strcmp (*p, "time") == 0)
+    if (strcmp (*p, PTI_TRACE_A_TIME) == 0)
       tp->time_field = (int) f->len;
     g_ptr_array_add (f, g_strdup (*p));
   }
@@ -705,7 +713,7 @@ static gboolean
 process_item (PtiTraceReader *r, gpointer data, GError **error)
 {
   GPtrArray *a = data;
-  g_autofree char *rank = need_attr (r, "rank", error);
+  g_autofree char *rank = need_attr (r, PTI_TRACE_A_RANK, error);
   if (rank == NULL)
     return FALSE;
   guint64 v;
@@ -715,7 +723,7 @@ process_item (PtiTraceReader *r, gpointer data, GError **error)
                rank, a->len);
     return FALSE;
   }
-  char *processor = need_attr (r, "processor", error);
+  char *processor = need_attr (r, PTI_TRACE_A_PROCESSOR, error);
   if (processor == NULL)
     return FALSE;
   g_ptr_array_add (a, processor);
@@ -761,36 +769,40 @@ read_header (PtiTraceReader *r, GError **error)
       continue;
     }
     gboolean list_done = FALSE;
-    if (strcmp (name, "generator") == 0) {
+    if (strcmp (name, PTI_TRACE_E_GENERATOR) == 0) {
       xmlChar *text = xmlTextReaderReadString (r->xr);
       g_free (h->generator);
       h->generator = g_strstrip (g_strdup (text ? (const char *) text : ""));
       xmlFree (text);
-    } else if (strcmp (name, "system") == 0) {
+    } else if ((strcmp (name, PTI_TRACE_E_SYSTEM) == 0 && seen_system)
+               || (strcmp (name, PTI_TRACE_E_WORKLOAD) == 0 && seen_workload)) {
+      set_error (r, node_line (r), error, "a second <%s> in <header>", name);
+      goto out;
+    } else if (strcmp (name, PTI_TRACE_E_SYSTEM) == 0) {
       seen_system = TRUE;
-      if ((h->system_name = need_attr (r, "name", error)) == NULL
-          || (h->system_file = need_attr (r, "file", error)) == NULL)
+      if ((h->system_name = need_attr (r, PTI_TRACE_A_NAME, error)) == NULL
+          || (h->system_file = need_attr (r, PTI_TRACE_A_FILE, error)) == NULL)
         goto out;
-    } else if (strcmp (name, "workload") == 0) {
+    } else if (strcmp (name, PTI_TRACE_E_WORKLOAD) == 0) {
       seen_workload = TRUE;
-      if ((h->workload_name = need_attr (r, "name", error)) == NULL)
+      if ((h->workload_name = need_attr (r, PTI_TRACE_A_NAME, error)) == NULL)
         goto out;
-      h->workload_file = dup_attr (r, "file");
-    } else if (strcmp (name, "parameters") == 0) {
-      if (!read_list (r, "param", param_item, params, error))
-        goto out;
-      list_done = TRUE;
-    } else if (strcmp (name, "models") == 0) {
-      if (!read_list (r, "model", model_item, models, error))
+      h->workload_file = dup_attr (r, PTI_TRACE_A_FILE);
+    } else if (strcmp (name, PTI_TRACE_E_PARAMETERS) == 0) {
+      if (!read_list (r, PTI_TRACE_E_PARAM, param_item, params, error))
         goto out;
       list_done = TRUE;
-    } else if (strcmp (name, "records") == 0) {
-      if (!read_list (r, "record", record_item, records, error))
+    } else if (strcmp (name, PTI_TRACE_E_MODELS) == 0) {
+      if (!read_list (r, PTI_TRACE_E_MODEL, model_item, models, error))
         goto out;
       list_done = TRUE;
-    } else if (strcmp (name, "processes") == 0) {
+    } else if (strcmp (name, PTI_TRACE_E_RECORDS) == 0) {
+      if (!read_list (r, PTI_TRACE_E_RECORD, record_item, records, error))
+        goto out;
+      list_done = TRUE;
+    } else if (strcmp (name, PTI_TRACE_E_PROCESSES) == 0) {
       guint64 line = node_line (r);
-      g_autofree char *count = need_attr (r, "count", error);
+      g_autofree char *count = need_attr (r, PTI_TRACE_A_COUNT, error);
       guint64 n;
       if (count == NULL)
         goto out;
@@ -798,7 +810,7 @@ read_header (PtiTraceReader *r, GError **error)
         set_error (r, line, error, "processes count=\"%s\" is not a count", count);
         goto out;
       }
-      if (!read_list (r, "process", process_item, procs, error))
+      if (!read_list (r, PTI_TRACE_E_PROCESS, process_item, procs, error))
         goto out;
       if (procs->len != n) {
         set_error (r, line, error, "processes count=\"%" G_GUINT64_FORMAT "\" but %u are listed",
@@ -811,7 +823,7 @@ read_header (PtiTraceReader *r, GError **error)
       set_error (r, node_line (r), error, "unexpected element <%s> in <header>", name);
       goto out;
     }
-    if (!list_done && !xmlTextReaderIsEmptyElement (r->xr) && strcmp (name, "generator") != 0
+    if (!list_done && !xmlTextReaderIsEmptyElement (r->xr) && strcmp (name, PTI_TRACE_E_GENERATOR) != 0
         && !skip_subtree (r, error))
       goto out;
   }
@@ -886,18 +898,27 @@ pti_trace_reader_open (const char *path, GError **error)
     if (type == XML_READER_TYPE_ELEMENT)
       break;
   }
-  if (!is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) || strcmp (local_name (r), "trace")) {
+  const xmlChar *root_ns = xmlTextReaderConstNamespaceUri (r->xr);
+  if (root_ns != NULL && strcmp ((const char *) root_ns, PTI_TRACE_NAMESPACE_1) == 0
+      && strcmp (local_name (r), PTI_TRACE_E_TRACE) == 0) {
+    set_error (r, node_line (r), error, "trace format version 1 (%s) is not one this reader "
+               "knows (" PTI_TRACE_VERSION ", %s): version 1 traces (pti before message timing) "
+               "cannot be read; run ptieval again to write the trace anew",
+               PTI_TRACE_NAMESPACE_1, PTI_TRACE_NAMESPACE);
+    goto fail;
+  }
+  if (!is_trace_ns (root_ns) || strcmp (local_name (r), PTI_TRACE_E_TRACE)) {
     g_autofree char *label = element_label (r);
     set_error (r, node_line (r), error, "not a pti trace: the root element is %s, not <trace> in %s",
                label, PTI_TRACE_NAMESPACE);
     goto fail;
   }
   {
-    g_autofree char *version = dup_attr (r, "version");
-    if (version == NULL || strcmp (version, "1") != 0) {
+    g_autofree char *version = dup_attr (r, PTI_TRACE_A_VERSION);
+    if (version == NULL || strcmp (version, PTI_TRACE_VERSION) != 0) {
       set_error (r, node_line (r), error,
-                 "trace format version \"%s\" is not one this reader knows (1)",
-                 version ? version : "(missing)");
+                 "trace format version \"%s\" is not one this reader knows (" PTI_TRACE_VERSION
+                 ")", version ? version : "(missing)");
       goto fail;
     }
   }
@@ -922,7 +943,7 @@ pti_trace_reader_open (const char *path, GError **error)
       goto fail;
     }
   }
-  if (!is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) || strcmp (local_name (r), "header")) {
+  if (!is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) || strcmp (local_name (r), PTI_TRACE_E_HEADER)) {
     g_autofree char *label = element_label (r);
     set_error (r, node_line (r), error, "expected <header> first in <trace>, found %s", label);
     goto fail;
@@ -938,6 +959,8 @@ pti_trace_reader_open (const char *path, GError **error)
   r->last_start = g_new0 (guint64, MAX (n, 1));
   r->last_end = g_new0 (guint64, MAX (n, 1));
   r->chunk_of = g_new0 (guint64, MAX (n, 1));
+  r->outstanding = g_new0 (GHashTable *, MAX (n, 1));
+  r->open_call = g_new0 (OpenCall, MAX (n, 1));
   for (guint i = 0; i < r->header.n_records; i++)
     r->max_fields = MAX (r->max_fields, r->header.records[i].n_fields);
   r->values = g_new0 (GString *, MAX (r->max_fields, 1));
@@ -960,6 +983,12 @@ pti_trace_reader_free (PtiTraceReader *r)
     xmlFreeTextReader (r->xr);   /* closes the input */
   else if (r->in.fp != NULL)
     fclose (r->in.fp);
+  for (guint i = 0; r->outstanding != NULL && i < r->header.n_processes; i++)
+    if (r->outstanding[i] != NULL)
+      g_hash_table_unref (r->outstanding[i]);
+  g_free (r->outstanding);
+  g_free (r->open_call);
+  g_free (r->completions);
   header_clear (&r->header);
   g_free (r->summary.procs);
   g_free (r->last_start);
@@ -1005,33 +1034,294 @@ pti_trace_reader_n_events (const PtiTraceReader *r)
   return r->n_events;
 }
 
+guint64
+pti_trace_reader_n_derived (const PtiTraceReader *r)
+{
+  return r->n_derived;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Events */
 
+/* Attributes of <event> and <request>, as bits. */
 enum {
   A_KIND = 1 << 0, A_START = 1 << 1, A_END = 1 << 2, A_DEVICE = 1 << 3, A_MODEL = 1 << 4,
   A_RUD = 1 << 5, A_PEER = 1 << 6, A_TAG = 1 << 7, A_BYTES = 1 << 8, A_MSG = 1 << 9,
-  A_PROTOCOL = 1 << 10, A_WAIT = 1 << 11,
+  A_PROTOCOL = 1 << 10, A_WAIT = 1 << 11, A_REQUEST = 1 << 12, A_INJECTED = 1 << 13,
+  A_LEFT = 1 << 14, A_ARRIVED = 1 << 15, A_ID = 1 << 16, A_POSTED = 1 << 17,
 };
-#define A_MESSAGE (A_PEER | A_TAG | A_BYTES | A_MSG | A_PROTOCOL | A_WAIT)
+#define A_COMMON (A_KIND | A_START | A_END | A_DEVICE | A_MODEL)
+#define A_COMPLETION (A_PEER | A_TAG | A_BYTES | A_MSG | A_PROTOCOL | A_INJECTED)
 
-static const char *
-attr_names (guint mask)
+static const char *const attr_names[] = {
+  PTI_TRACE_A_KIND, PTI_TRACE_A_START, PTI_TRACE_A_END, PTI_TRACE_A_DEVICE, PTI_TRACE_A_MODEL,
+  PTI_TRACE_A_RUD, PTI_TRACE_A_PEER, PTI_TRACE_A_TAG, PTI_TRACE_A_BYTES, PTI_TRACE_A_MSG,
+  PTI_TRACE_A_PROTOCOL, PTI_TRACE_A_WAIT, PTI_TRACE_A_REQUEST, PTI_TRACE_A_INJECTED,
+  PTI_TRACE_A_LEFT, PTI_TRACE_A_ARRIVED, PTI_TRACE_A_ID, PTI_TRACE_A_POSTED,
+};
+
+/* The attributes an <event> of each kind carries (beyond A_COMMON and the
+ * optional rud), all required. */
+static const guint kind_attrs[PTI_TRACE_N_KINDS] = {
+  [PTI_TRACE_COMPUTE] = 0,
+  [PTI_TRACE_SEND] = A_COMPLETION | A_WAIT | A_LEFT,
+  [PTI_TRACE_RECV] = A_COMPLETION | A_WAIT | A_ARRIVED,
+  [PTI_TRACE_ISEND] = A_REQUEST | A_PEER | A_TAG | A_BYTES | A_MSG,
+  [PTI_TRACE_IRECV] = A_REQUEST | A_PEER | A_TAG | A_BYTES,
+  [PTI_TRACE_WAIT] = A_WAIT, [PTI_TRACE_WAITALL] = A_WAIT, [PTI_TRACE_WAITANY] = A_WAIT,
+};
+
+/* The bit of attribute @name, 0 if the format has none so named.  A hot
+ * path (every attribute of every event): only the names with its first
+ * letter are compared (at most three share one). */
+static guint
+attr_bit (const char *name)
 {
-  static const char *const names[] = { "kind", "start", "end", "device", "model", "rud", "peer",
-                                       "tag", "bytes", "msg", "protocol", "wait" };
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+  static guint8 by_letter[26][4];   /* letter -> indices + 1 of its names, 0-terminated */
+  static gsize ready;
+  if (g_once_init_enter (&ready)) {
+    for (guint i = 0; i < G_N_ELEMENTS (attr_names); i++) {
+      guint8 *l = by_letter[attr_names[i][0] - 'a'];
+      while (*l)
+        l++;
+      *l = (guint8) (i + 1);
+    }
+    g_once_init_leave (&ready, 1);
+  }
+  if (name[0] < 'a' || name[0] > 'z')
+    return 0;
+  for (const guint8 *l = by_letter[name[0] - 'a']; *l; l++)
+    if (strcmp (name, attr_names[*l - 1]) == 0)
+      return 1u << (*l - 1);
+  return 0;
+}
+
+/* The name of the lowest bit of @mask. */
+static const char *
+attr_name (guint mask)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (attr_names); i++)
     if (mask & (1u << i))
-      return names[i];
+      return attr_names[i];
   return "?";
 }
 
 static gboolean
-bad_attr (PtiTraceReader *r, guint64 line, const char *name, const char *value, const char *what,
-          GError **error)
+bad_attr (PtiTraceReader *r, guint64 line, const char *element, const char *name,
+          const char *value, const char *what, GError **error)
 {
-  set_error (r, line, error, "<event> %s=\"%s\": %s", name, value, what);
+  set_error (r, line, error, "<%s> %s=\"%s\": %s", element, name, value, what);
   return FALSE;
+}
+
+/* The attribute values of an <event> or <request> as parsed. */
+typedef struct {
+  guint seen;
+  PtiTraceKind kind;
+  guint64 start, end, wait, posted, injected, done;
+  guint64 request, msg, bytes, id;
+  guint peer;
+  gint tag;
+  gboolean any_peer, any_tag, rendezvous;
+} Attrs;
+
+#define TIME_SYNTAX "not a time in seconds with nine fraction digits"
+
+/* Parse the attributes of the element the reader is on into @a; every one
+ * must be among @allowed (names and strings go to the reader's buffers). */
+static gboolean
+parse_attrs (PtiTraceReader *r, const char *element, guint64 line, guint allowed, Attrs *a,
+             GError **error)
+{
+  memset (a, 0, sizeof *a);
+  while (xmlTextReaderMoveToNextAttribute (r->xr) == 1) {
+    if (xmlTextReaderConstNamespaceUri (r->xr) != NULL)
+      continue;   /* a model's annotation, or a namespace declaration */
+    const char *name = local_name (r);
+    const char *v = (const char *) xmlTextReaderConstValue (r->xr);
+    if (v == NULL)
+      v = "";
+    guint bit = attr_bit (name);
+    if (!(bit & allowed)) {
+      set_error (r, line, error, "<%s> has an attribute the format does not define: %s", element,
+                 name);
+      return FALSE;
+    }
+    a->seen |= bit;
+    guint64 u;
+    guint64 *t = NULL;
+    switch (bit) {
+    case A_KIND:
+      a->kind = pti_trace_kind_from_name (v);
+      if (a->kind == PTI_TRACE_N_KINDS)
+        return bad_attr (r, line, element, name, v, "unknown kind (" PTI_TRACE_KIND_LIST ")", error);
+      break;
+    case A_START: t = &a->start; break;
+    case A_END: t = &a->end; break;
+    case A_WAIT: t = &a->wait; break;
+    case A_POSTED: t = &a->posted; break;
+    case A_INJECTED: t = &a->injected; break;
+    case A_LEFT:
+    case A_ARRIVED: t = &a->done; break;
+    case A_DEVICE: g_string_assign (r->device, v); break;
+    case A_MODEL: g_string_assign (r->model, v); break;
+    case A_RUD: g_string_assign (r->rud, v); break;
+    case A_MSG:
+      if (!parse_u64 (v, &a->msg, G_MAXUINT64))
+        return bad_attr (r, line, element, name, v, "not a message id (unsigned 64-bit)", error);
+      break;
+    case A_REQUEST:
+    case A_ID:
+      if (!parse_u64 (v, bit == A_ID ? &a->id : &a->request, G_MAXUINT64))
+        return bad_attr (r, line, element, name, v, "not a request id (unsigned 64-bit)", error);
+      break;
+    case A_BYTES:
+      if (!parse_u64 (v, &a->bytes, G_MAXUINT64))
+        return bad_attr (r, line, element, name, v, "not a size in bytes", error);
+      break;
+    case A_PEER:
+      if (strcmp (v, PTI_TRACE_V_ANY) == 0) {
+        a->any_peer = TRUE;
+        break;
+      }
+      if (!parse_u64 (v, &u, G_MAXUINT32))
+        return bad_attr (r, line, element, name, v, "not a rank", error);
+      if (u >= r->header.n_processes)
+        return bad_attr (r, line, element, name, v, "no such rank in the header's processes", error);
+      a->peer = (guint) u;
+      break;
+    case A_TAG:
+      if (strcmp (v, PTI_TRACE_V_ANY) == 0)
+        a->any_tag = TRUE;
+      else if (!parse_i32 (v, &a->tag))
+        return bad_attr (r, line, element, name, v, "not a tag (signed 32-bit)", error);
+      break;
+    case A_PROTOCOL:
+      if (strcmp (v, PTI_TRACE_V_RENDEZVOUS) == 0)
+        a->rendezvous = TRUE;
+      else if (strcmp (v, PTI_TRACE_V_EAGER) != 0)
+        return bad_attr (r, line, element, name, v, "not a protocol (eager, rendezvous)", error);
+      break;
+    }
+    if (t != NULL && !parse_seconds (v, t, TRUE))
+      return bad_attr (r, line, element, name, v, TIME_SYNTAX, error);
+  }
+  xmlTextReaderMoveToElement (r->xr);
+  return TRUE;
+}
+
+/* A request posted by isend or irecv and not completed yet. */
+typedef struct {
+  guint64 id;                /* the key of its table */
+  guint64 line, element;     /* of the posting event */
+  guint64 posted;            /* ns */
+  guint64 bytes;
+  guint peer;
+  gint tag;
+  guint8 kind;               /* PtiTraceKind */
+  gboolean any_peer, any_tag;
+} Posted;
+
+/* "line N" of a stored position, for messages. */
+static guint64
+line_at (const PtiTraceReader *r, guint64 line, guint64 element)
+{
+  return pti_trace_line_of (r->path, line, element);
+}
+
+/* The message attributes of a blocking event or a <request> must hold
+ * together: its times in order, a wildcard only where it was posted. */
+static gboolean
+check_completion (PtiTraceReader *r, guint64 line, const char *element, const PtiTrCompletion *c,
+                  guint64 end, GError **error)
+{
+  const char *done = PTI_TRACE_KIND_IS_SENDER (c->kind) ? PTI_TRACE_A_LEFT : PTI_TRACE_A_ARRIVED;
+  if ((PTI_TRACE_KIND_IS_SENDER (c->kind) && c->injected < c->posted) || c->done < c->injected) {
+    set_error (r, line, error, "<%s> message %" G_GUINT64_FORMAT ": its times are out of order "
+               "(posted %.9f s, injected %.9f s, %s %.9f s)", element, c->msg, c->posted / 1e9,
+               c->injected / 1e9, done, c->done / 1e9);
+    return FALSE;
+  }
+  if (c->done > end) {
+    set_error (r, line, error, "<%s> message %" G_GUINT64_FORMAT ": %s %.9f s is after the end "
+               "of the event that completed it (%.9f s)", element, c->msg, done, c->done / 1e9,
+               end / 1e9);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A <request> child of a wait kind: what the wait completed. */
+static gboolean
+read_request (PtiTraceReader *r, PtiTrEvent *e, GError **error)
+{
+  guint64 line = node_line (r);
+  Attrs a;
+  guint need = A_ID | A_KIND | A_COMPLETION | A_POSTED;
+  if (!parse_attrs (r, PTI_TRACE_E_REQUEST, line, need | A_LEFT | A_ARRIVED, &a, error))
+    return FALSE;
+  if (!(a.seen & A_KIND)) {
+    set_error (r, line, error, "<request> lacks the attribute kind");
+    return FALSE;
+  }
+  if (!PTI_TRACE_KIND_IS_POSTING (a.kind)) {
+    set_error (r, line, error, "<request> kind=\"%s\": a wait completes requests of isend or irecv",
+               pti_trace_kind_name (a.kind));
+    return FALSE;
+  }
+  guint want = need | (a.kind == PTI_TRACE_ISEND ? A_LEFT : A_ARRIVED);
+  if ((a.seen & want) != want || a.seen != want) {
+    guint bad = (a.seen & want) != want ? want & ~a.seen : a.seen & ~want;
+    set_error (r, line, error, "<request kind=\"%s\"> %s the attribute %s", pti_trace_kind_name (a.kind),
+               (a.seen & want) != want ? "lacks" : "has", attr_name (bad));
+    return FALSE;
+  }
+  if (a.any_peer || a.any_tag) {
+    set_error (r, line, error, "<request> %s=\"any\": a completed request has a peer and a tag",
+               a.any_peer ? PTI_TRACE_A_PEER : PTI_TRACE_A_TAG);
+    return FALSE;
+  }
+  if (e->kind != PTI_TRACE_WAITALL && r->n_completions >= 1) {
+    set_error (r, line, error, "<event kind=\"%s\"> completes one request at most",
+               pti_trace_kind_name (e->kind));
+    return FALSE;
+  }
+  PtiTrCompletion c = { a.kind, a.id, a.msg, a.peer, a.tag, a.bytes, a.rendezvous, a.posted,
+                        a.injected, a.done, line & LOC_ELEMENT ? 0 : line, r->n_elements };
+  if (!check_completion (r, line, PTI_TRACE_E_REQUEST, &c, e->end, error))
+    return FALSE;
+  if (c.posted > e->start) {
+    set_error (r, line, error, "<request> posted at %.9f s, after the wait began (%.9f s)",
+               c.posted / 1e9, e->start / 1e9);
+    return FALSE;
+  }
+  /* It must be one the rank posted and has not completed yet. */
+  GHashTable *out = r->outstanding[e->rank];
+  Posted *p = out ? g_hash_table_lookup (out, &c.request) : NULL;
+  if (p == NULL) {
+    set_error (r, line, error, "rank %u: request %" G_GUINT64_FORMAT " is not one this rank posted "
+               "and has not completed yet", e->rank, c.request);
+    return FALSE;
+  }
+  const char *why = p->kind != c.kind ? "its kind"
+                  : p->posted != c.posted ? "the time it was posted"
+                  : (!p->any_peer && p->peer != c.peer) ? "the peer"
+                  : (!p->any_tag && p->tag != c.tag) ? "the tag"
+                  : (c.kind == PTI_TRACE_ISEND ? p->bytes != c.bytes : c.bytes > p->bytes)
+                    ? "the size" : NULL;
+  if (why != NULL) {
+    set_error (r, line, error, "rank %u: request %" G_GUINT64_FORMAT " disagrees with the %s that "
+               "posted it (line %" G_GUINT64_FORMAT ") on %s", e->rank, c.request,
+               pti_trace_kind_name (p->kind), line_at (r, p->line, p->element), why);
+    return FALSE;
+  }
+  g_hash_table_remove (out, &c.request);
+  if (r->n_completions == r->cap_completions) {
+    r->cap_completions = MAX (8, 2 * r->cap_completions);
+    r->completions = g_renew (PtiTrCompletion, r->completions, r->cap_completions);
+  }
+  r->completions[r->n_completions++] = c;
+  return TRUE;
 }
 
 static gboolean
@@ -1039,144 +1329,45 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
 {
   PtiTrEvent *e = &item->event;
   guint64 line = item->line ? item->line : LOC_ELEMENT | item->element;
-  guint seen = 0;
   memset (e, 0, sizeof *e);
   e->rank = (guint) r->cur_rank;
+  r->n_completions = 0;
 
-  while (xmlTextReaderMoveToNextAttribute (r->xr) == 1) {
-    const xmlChar *ns = xmlTextReaderConstNamespaceUri (r->xr);
-    if (ns != NULL)
-      continue;   /* a model's annotation, or a namespace declaration */
-    const char *name = local_name (r);
-    const char *v = (const char *) xmlTextReaderConstValue (r->xr);
-    if (v == NULL)
-      v = "";
-    guint bit = 0;
-    guint64 u;
-    switch (name[0]) {
-    case 'k':
-      if (strcmp (name, "kind") == 0) {
-        bit = A_KIND;
-        guint k;
-        for (k = 0; k < PTI_TR_N_KINDS; k++)
-          if (strcmp (v, kind_names[k]) == 0)
-            break;
-        if (k == PTI_TR_N_KINDS)
-          return bad_attr (r, line, name, v,
-                           "unknown kind (compute, send, recv, isend, irecv, wait, waitany)", error);
-        e->kind = (PtiTrKind) k;
-      }
-      break;
-    case 's':
-      if (strcmp (name, "start") == 0) {
-        bit = A_START;
-        if (!parse_seconds (v, &e->start, TRUE))
-          return bad_attr (r, line, name, v, "not a time in seconds with nine fraction digits", error);
-      }
-      break;
-    case 'e':
-      if (strcmp (name, "end") == 0) {
-        bit = A_END;
-        if (!parse_seconds (v, &e->end, TRUE))
-          return bad_attr (r, line, name, v, "not a time in seconds with nine fraction digits", error);
-      }
-      break;
-    case 'w':
-      if (strcmp (name, "wait") == 0) {
-        bit = A_WAIT;
-        if (!parse_seconds (v, &e->wait, TRUE))
-          return bad_attr (r, line, name, v, "not a time in seconds with nine fraction digits", error);
-      }
-      break;
-    case 'd':
-      if (strcmp (name, "device") == 0) {
-        bit = A_DEVICE;
-        g_string_assign (r->device, v);
-      }
-      break;
-    case 'm':
-      if (strcmp (name, "model") == 0) {
-        bit = A_MODEL;
-        g_string_assign (r->model, v);
-      } else if (strcmp (name, "msg") == 0) {
-        bit = A_MSG;
-        if (!parse_u64 (v, &e->msg, G_MAXUINT64))
-          return bad_attr (r, line, name, v, "not a message id (unsigned 64-bit)", error);
-      }
-      break;
-    case 'r':
-      if (strcmp (name, "rud") == 0) {
-        bit = A_RUD;
-        g_string_assign (r->rud, v);
-      }
-      break;
-    case 'p':
-      if (strcmp (name, "peer") == 0) {
-        bit = A_PEER;
-        if (!parse_u64 (v, &u, G_MAXUINT32))
-          return bad_attr (r, line, name, v, "not a rank", error);
-        if (u >= r->header.n_processes)
-          return bad_attr (r, line, name, v, "no such rank in the header's processes", error);
-        e->peer = (guint) u;
-      } else if (strcmp (name, "protocol") == 0) {
-        bit = A_PROTOCOL;
-        if (strcmp (v, "rendezvous") == 0)
-          e->rendezvous = TRUE;
-        else if (strcmp (v, "eager") != 0)
-          return bad_attr (r, line, name, v, "not a protocol (eager, rendezvous)", error);
-      }
-      break;
-    case 't':
-      if (strcmp (name, "tag") == 0) {
-        bit = A_TAG;
-        if (!parse_i32 (v, &e->tag))
-          return bad_attr (r, line, name, v, "not a tag (signed 32-bit)", error);
-      }
-      break;
-    case 'b':
-      if (strcmp (name, "bytes") == 0) {
-        bit = A_BYTES;
-        if (!parse_u64 (v, &e->bytes, G_MAXUINT64))
-          return bad_attr (r, line, name, v, "not a size in bytes", error);
-      }
-      break;
-    }
-    if (bit == 0) {
-      set_error (r, line, error, "<event> has an attribute the format does not define: %s", name);
-      return FALSE;
-    }
-    seen |= bit;
-  }
-  xmlTextReaderMoveToElement (r->xr);
-
-  guint required = A_KIND | A_START | A_END | A_DEVICE | A_MODEL;
-  if ((seen & required) != required) {
-    set_error (r, line, error, "<event> lacks the attribute %s", attr_names (required & ~seen));
+  Attrs a;
+  guint any = A_COMMON | A_RUD | A_COMPLETION | A_WAIT | A_REQUEST | A_LEFT | A_ARRIVED;
+  if (!parse_attrs (r, PTI_TRACE_E_EVENT, line, any, &a, error))
+    return FALSE;
+  if ((a.seen & A_COMMON) != A_COMMON) {
+    set_error (r, line, error, "<event> lacks the attribute %s", attr_name (A_COMMON & ~a.seen));
     return FALSE;
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
-    if ((seen & A_MESSAGE) != A_MESSAGE) {
-      set_error (r, line, error, "<event kind=\"%s\"> lacks the attribute %s",
-                 kind_names[e->kind], attr_names (A_MESSAGE & ~seen));
-      return FALSE;
-    }
-  } else if (e->kind == PTI_TR_COMPUTE) {
-    if (seen & A_MESSAGE) {
-      set_error (r, line, error, "<event kind=\"compute\"> has the message attribute %s",
-                 attr_names (seen & A_MESSAGE));
-      return FALSE;
-    }
-  } else {   /* wait, waitany */
-    if (!(seen & A_WAIT)) {
-      set_error (r, line, error, "<event kind=\"%s\"> lacks the attribute wait", kind_names[e->kind]);
-      return FALSE;
-    }
-    if (seen & (A_MESSAGE & ~A_WAIT)) {
-      set_error (r, line, error, "<event kind=\"%s\"> has the message attribute %s",
-                 kind_names[e->kind], attr_names (seen & A_MESSAGE & ~A_WAIT));
-      return FALSE;
-    }
+  guint want = kind_attrs[a.kind], has = a.seen & ~(A_COMMON | A_RUD);
+  if ((has & want) != want) {
+    set_error (r, line, error, "<event kind=\"%s\"> lacks the attribute %s",
+               pti_trace_kind_name (a.kind), attr_name (want & ~has));
+    return FALSE;
   }
+  if (has & ~want) {
+    set_error (r, line, error, "<event kind=\"%s\"> has the attribute %s, which that kind does "
+               "not carry", pti_trace_kind_name (a.kind), attr_name (has & ~want));
+    return FALSE;
+  }
+  if ((a.any_peer || a.any_tag) && a.kind != PTI_TRACE_IRECV) {
+    set_error (r, line, error, "<event kind=\"%s\"> %s=\"any\": only an irecv may ask for any",
+               pti_trace_kind_name (a.kind), a.any_peer ? PTI_TRACE_A_PEER : PTI_TRACE_A_TAG);
+    return FALSE;
+  }
+  e->kind = a.kind;
+  e->start = a.start;
+  e->end = a.end;
+  e->wait = a.wait;
+  e->request = a.request;
+  e->peer = a.peer;
+  e->any_peer = a.any_peer;
+  e->tag = a.tag;
+  e->any_tag = a.any_tag;
+  e->bytes = a.bytes;
+  e->msg = a.msg;
   if (e->end < e->start) {
     set_error (r, line, error, "<event> ends before it starts (start %.9f s, end %.9f s)",
                e->start / 1e9, e->end / 1e9);
@@ -1195,15 +1386,37 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
                r->last_start[rank] / 1e9);
     return FALSE;
   }
+  if (PTI_TRACE_KIND_IS_BLOCKING (e->kind)) {
+    PtiTrCompletion c = { e->kind, 0, a.msg, a.peer, a.tag, a.bytes, a.rendezvous, a.start,
+                          a.injected, a.done, item->line, item->element };
+    if (!check_completion (r, line, PTI_TRACE_E_EVENT, &c, e->end, error))
+      return FALSE;
+    r->own = c;
+    e->done = &r->own;
+    e->n_done = 1;
+  } else if (PTI_TRACE_KIND_IS_POSTING (e->kind)) {
+    if (r->outstanding[rank] == NULL)
+      r->outstanding[rank] = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+    if (g_hash_table_contains (r->outstanding[rank], &e->request)) {
+      set_error (r, line, error, "rank %u: request %" G_GUINT64_FORMAT " is posted again before "
+                 "a wait completed it", rank, e->request);
+      return FALSE;
+    }
+    Posted *p = g_new (Posted, 1);
+    *p = (Posted) { e->request, item->line, item->element, e->start, e->bytes, e->peer, e->tag,
+                    (guint8) e->kind, e->any_peer, e->any_tag };
+    /* The key lives in the value: a request id, as g_int64_hash wants. */
+    g_hash_table_insert (r->outstanding[rank], &p->id, p);
+  }
   r->last_start[rank] = e->start;
   r->last_end[rank] = e->end;
   r->max_end = MAX (r->max_end, e->end);
   r->n_events++;
   e->device = r->device->str;
   e->model = r->model->str;
-  e->rud = (seen & A_RUD) ? r->rud->str : NULL;
+  e->rud = (a.seen & A_RUD) ? r->rud->str : NULL;
   if (!xmlTextReaderIsEmptyElement (r->xr)) {
-    /* The format gives events no content; anything but blanks is an error. */
+    /* Only a wait kind has content: the requests it completed. */
     int depth = xmlTextReaderDepth (r->xr);
     for (;;) {
       int ret = advance (r, error);
@@ -1212,12 +1425,184 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
       int type = xmlTextReaderNodeType (r->xr);
       if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth (r->xr) == depth)
         break;
+      if (type == XML_READER_TYPE_ELEMENT && PTI_TRACE_KIND_IS_WAIT (e->kind)
+          && xmlTextReaderDepth (r->xr) == depth + 1
+          && is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr))
+          && strcmp (local_name (r), PTI_TRACE_E_REQUEST) == 0) {
+        if (!read_request (r, e, error))
+          return FALSE;
+        if (!xmlTextReaderIsEmptyElement (r->xr)) {
+          set_error (r, node_line (r), error, "<request> has content; the format gives it none");
+          return FALSE;
+        }
+        continue;
+      }
       if (type == XML_READER_TYPE_ELEMENT || type == XML_READER_TYPE_TEXT) {
-        set_error (r, node_line (r), error, "<event> has content; the format gives it none");
+        set_error (r, node_line (r), error, PTI_TRACE_KIND_IS_WAIT (e->kind)
+                   ? "<event kind=\"%s\"> may hold <request> elements only"
+                   : "<event kind=\"%s\"> has content; the format gives it none",
+                   pti_trace_kind_name (e->kind));
         return FALSE;
       }
     }
   }
+  if (PTI_TRACE_KIND_IS_WAIT (e->kind)) {
+    e->done = r->completions;
+    e->n_done = r->n_completions;
+  }
+  return TRUE;
+}
+
+/* Every attribute of the element the reader is on (but other namespaces')
+ * is among @names. */
+static gboolean
+only_attrs (PtiTraceReader *r, const char *element, guint64 line, const char *const *names,
+            guint n, GError **error)
+{
+  gboolean ok = TRUE;
+  while (ok && xmlTextReaderMoveToNextAttribute (r->xr) == 1) {
+    if (xmlTextReaderConstNamespaceUri (r->xr) != NULL)
+      continue;
+    const char *a = local_name (r);
+    guint i = 0;
+    while (i < n && strcmp (a, names[i]) != 0)
+      i++;
+    if (i == n) {
+      set_error (r, line, error, "<%s> has an attribute the format does not define: %s", element, a);
+      ok = FALSE;
+    }
+  }
+  xmlTextReaderMoveToElement (r->xr);
+  return ok;
+}
+
+/* <collective phase call comm [root] bytes time> in a process group. */
+static gboolean
+read_collective (PtiTraceReader *r, PtiTrItem *item, GError **error)
+{
+  guint64 line = item->line ? item->line : LOC_ELEMENT | item->element;
+  PtiTrCollective *c = &item->collective;
+  memset (c, 0, sizeof *c);
+  c->rank = (guint) r->cur_rank;
+  g_autofree char *phase = dup_attr (r, PTI_TRACE_A_PHASE);
+  g_autofree char *call = dup_attr (r, PTI_TRACE_A_CALL);
+  g_autofree char *comm = dup_attr (r, PTI_TRACE_A_COMM);
+  g_autofree char *root = dup_attr (r, PTI_TRACE_A_ROOT);
+  g_autofree char *bytes = dup_attr (r, PTI_TRACE_A_BYTES);
+  g_autofree char *time = dup_attr (r, PTI_TRACE_A_TIME);
+  static const char *const names[] = { PTI_TRACE_A_PHASE, PTI_TRACE_A_CALL, PTI_TRACE_A_COMM,
+                                       PTI_TRACE_A_ROOT, PTI_TRACE_A_BYTES, PTI_TRACE_A_TIME };
+  if (!only_attrs (r, PTI_TRACE_E_COLLECTIVE, line, names, G_N_ELEMENTS (names), error))
+    return FALSE;
+  guint64 v;
+  if (phase == NULL || (strcmp (phase, PTI_TRACE_V_BEGIN) && strcmp (phase, PTI_TRACE_V_END))) {
+    set_error (r, line, error, "<collective> phase=\"%s\": expected begin or end",
+               phase ? phase : "(missing)");
+    return FALSE;
+  }
+  c->begin = strcmp (phase, PTI_TRACE_V_BEGIN) == 0;
+  c->call = pti_trace_call_from_name (call);
+  if (c->call == PTI_TRACE_N_CALLS) {
+    set_error (r, line, error, "<collective> call=\"%s\": not a collective (" PTI_TRACE_CALL_LIST
+               ")", call ? call : "(missing)");
+    return FALSE;
+  }
+  if (comm == NULL || !parse_u64 (comm, &v, G_MAXUINT32)) {
+    set_error (r, line, error, "<collective> comm=\"%s\" is not a communicator id",
+               comm ? comm : "(missing)");
+    return FALSE;
+  }
+  c->comm = (guint) v;
+  c->has_root = PTI_TRACE_CALL_IS_ROOTED (c->call);
+  if (c->has_root != (root != NULL)) {
+    set_error (r, line, error, "<collective call=\"%s\"> %s the attribute root", call,
+               c->has_root ? "lacks" : "has");
+    return FALSE;
+  }
+  if (root != NULL && (!parse_u64 (root, &v, G_MAXUINT32) || v >= r->header.n_processes)) {
+    set_error (r, line, error, "<collective> root=\"%s\" is not a rank of the header", root);
+    return FALSE;
+  }
+  c->root = root ? (guint) v : 0;
+  if (bytes == NULL || !parse_u64 (bytes, &c->bytes, G_MAXUINT64)) {
+    set_error (r, line, error, "<collective> bytes=\"%s\" is not a size in bytes",
+               bytes ? bytes : "(missing)");
+    return FALSE;
+  }
+  if (time == NULL || !parse_seconds (time, &c->time, TRUE)) {
+    set_error (r, line, error, "<collective> time=\"%s\": " TIME_SYNTAX, time ? time : "(missing)");
+    return FALSE;
+  }
+  guint rank = c->rank;
+  if (c->time < r->last_start[rank]) {
+    set_error (r, line, error, "rank %u: this collective marker at %.9f s is before the rank's "
+               "previous event (%.9f s)", rank, c->time / 1e9, r->last_start[rank] / 1e9);
+    return FALSE;
+  }
+  OpenCall *o = &r->open_call[rank];
+  if (c->begin) {
+    if (o->open) {
+      set_error (r, line, error, "rank %u: a %s begins inside the %s that began at line %"
+                 G_GUINT64_FORMAT " (collectives do not nest)", rank, call,
+                 pti_trace_call_name (o->call), line_at (r, o->line, o->element));
+      return FALSE;
+    }
+    *o = (OpenCall) { TRUE, c->call, c->comm, c->time, item->line, item->element };
+    r->n_open_calls++;
+  } else {
+    if (!o->open || o->call != c->call || o->comm != c->comm) {
+      set_error (r, line, error, "rank %u: the end of a %s on communicator %u %s", rank, call,
+                 c->comm, o->open ? "does not match the collective that began" : "that never began");
+      return FALSE;
+    }
+    c->begin_time = o->begin;
+    o->open = FALSE;
+    r->n_open_calls--;
+  }
+  r->last_start[rank] = c->time;
+  r->last_end[rank] = MAX (r->last_end[rank], c->time);
+  if (!xmlTextReaderIsEmptyElement (r->xr) && !skip_subtree (r, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* <derived start end repetitions events compute comm wait> in a process group. */
+static gboolean
+read_derived (PtiTraceReader *r, PtiTrItem *item, GError **error)
+{
+  guint64 line = item->line ? item->line : LOC_ELEMENT | item->element;
+  PtiTrDerived *d = &item->derived;
+  memset (d, 0, sizeof *d);
+  d->rank = (guint) r->cur_rank;
+  static const char *const names[] = { PTI_TRACE_A_START, PTI_TRACE_A_END, PTI_TRACE_A_REPETITIONS,
+                                       PTI_TRACE_A_EVENTS, PTI_TRACE_A_COMPUTE, PTI_TRACE_A_COMM,
+                                       PTI_TRACE_A_WAIT };
+  guint64 *dest[] = { &d->start, &d->end, &d->repetitions, &d->events, &d->compute, &d->comm,
+                      &d->wait };
+  if (!only_attrs (r, PTI_TRACE_E_DERIVED, line, names, G_N_ELEMENTS (names), error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    g_autofree char *v = dup_attr (r, names[i]);
+    gboolean count = i == 2 || i == 3;
+    if (v == NULL || !(count ? parse_u64 (v, dest[i], G_MAXUINT64) : parse_seconds (v, dest[i], TRUE))) {
+      set_error (r, line, error, "<derived> %s=\"%s\" is not %s", names[i], v ? v : "(missing)",
+                 count ? "a count" : "a time in seconds with nine fraction digits");
+      return FALSE;
+    }
+  }
+  guint rank = d->rank;
+  if (d->end < d->start || d->start < r->last_start[rank]) {
+    set_error (r, line, error, "rank %u: a derived span from %.9f s to %.9f s %s", rank,
+               d->start / 1e9, d->end / 1e9, d->end < d->start ? "ends before it starts"
+                                                              : "starts before the rank's previous event");
+    return FALSE;
+  }
+  r->last_start[rank] = d->start;
+  r->last_end[rank] = MAX (r->last_end[rank], d->end);
+  r->max_end = MAX (r->max_end, d->end);
+  r->n_derived += d->events;
+  if (!xmlTextReaderIsEmptyElement (r->xr) && !skip_subtree (r, error))
+    return FALSE;
   return TRUE;
 }
 
@@ -1291,9 +1676,9 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
 {
   guint64 line = node_line (r);
   guint n = r->header.n_processes;
-  g_autofree char *pt = dup_attr (r, "predicted_time");
-  g_autofree char *ev = dup_attr (r, "events");
-  g_autofree char *derived_attr = dup_attr (r, "derived");
+  g_autofree char *pt = dup_attr (r, PTI_TRACE_A_PREDICTED_TIME);
+  g_autofree char *ev = dup_attr (r, PTI_TRACE_A_EVENTS);
+  g_autofree char *derived_attr = dup_attr (r, PTI_TRACE_A_DERIVED);
   guint64 derived = 0;
   if (pt == NULL || !parse_seconds (pt, &r->summary.predicted, TRUE)) {
     set_error (r, line, error, "<summary> predicted_time=\"%s\" is not a time in seconds",
@@ -1326,13 +1711,23 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
       if (type != XML_READER_TYPE_ELEMENT)
         continue;
       guint64 pline = node_line (r);
-      if (!is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) || strcmp (local_name (r), "process")
+      /* Phases and assertions follow the processes: results for people,
+       * which no converter needs (their syntax is trace.xsd's). */
+      if (is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) && xmlTextReaderDepth (r->xr) == 2
+          && (strcmp (local_name (r), PTI_TRACE_E_PHASE) == 0
+              || strcmp (local_name (r), PTI_TRACE_E_ASSERTION) == 0)) {
+        if (!xmlTextReaderIsEmptyElement (r->xr) && !skip_subtree (r, error))
+          return FALSE;
+        continue;
+      }
+      if (!is_trace_ns (xmlTextReaderConstNamespaceUri (r->xr)) || strcmp (local_name (r), PTI_TRACE_E_PROCESS)
           || xmlTextReaderDepth (r->xr) != 2) {
         g_autofree char *label = element_label (r);
         set_error (r, pline, error, "unexpected element %s in <summary>", label);
         return FALSE;
       }
-      static const char *const names[] = { "rank", "end", "compute", "comm", "wait", "events" };
+      static const char *const names[] = { PTI_TRACE_A_RANK, PTI_TRACE_A_END, PTI_TRACE_A_COMPUTE,
+                                            PTI_TRACE_A_COMM, PTI_TRACE_A_WAIT, PTI_TRACE_A_EVENTS };
       char *vals[G_N_ELEMENTS (names)];
       gboolean ok = TRUE;
       guint64 rank = 0;
@@ -1376,6 +1771,35 @@ read_summary (PtiTraceReader *r, PtiTrItem *item, GError **error)
                "the summary counts %" G_GUINT64_FORMAT " events%s but the trace holds %"
                G_GUINT64_FORMAT " (edited or spliced?)", r->summary.events, of, r->n_events);
     return FALSE;
+  }
+  if (r->n_derived != derived) {
+    set_error (r, line, error, "the summary counts %" G_GUINT64_FORMAT " derived events but the "
+               "trace's <derived> spans hold %" G_GUINT64_FORMAT, derived, r->n_derived);
+    return FALSE;
+  }
+  for (guint rank = 0; rank < n; rank++) {
+    const OpenCall *o = &r->open_call[rank];
+    if (o->open) {
+      set_error (r, line_at (r, o->line, o->element), error, "rank %u: this %s never ends",
+                 rank, pti_trace_call_name (o->call));
+      return FALSE;
+    }
+    if (r->outstanding[rank] != NULL && g_hash_table_size (r->outstanding[rank]) > 0) {
+      GHashTableIter it;
+      gpointer key, value;
+      const Posted *first = NULL;
+      guint64 id = 0;
+      g_hash_table_iter_init (&it, r->outstanding[rank]);
+      while (g_hash_table_iter_next (&it, &key, &value))
+        if (first == NULL || ((const Posted *) value)->element < first->element) {
+          first = value;
+          id = *(const guint64 *) key;
+        }
+      set_error (r, line_at (r, first->line, first->element), error, "rank %u: request %"
+                 G_GUINT64_FORMAT " (%s) is never completed by a wait", rank, id,
+                 pti_trace_kind_name (first->kind));
+      return FALSE;
+    }
   }
   if (r->max_end > r->summary.predicted) {
     set_error (r, line, error, "an event ends at %.9f s, after the predicted time %.9f s",
@@ -1424,12 +1848,12 @@ pti_trace_reader_next (PtiTraceReader *r, PtiTrItem *item, GError **error)
         return FALSE;
       }
       if (depth == 1) {
-        if (trace_ns && strcmp (name, "events") == 0) {
+        if (trace_ns && strcmp (name, PTI_TRACE_E_EVENTS) == 0) {
           r->chunk++;
           r->in_events = !xmlTextReaderIsEmptyElement (r->xr);
           continue;
         }
-        if (trace_ns && strcmp (name, "summary") == 0) {
+        if (trace_ns && strcmp (name, PTI_TRACE_E_SUMMARY) == 0) {
           if (r->chunk == 0) {
             set_error (r, line, error, "<summary> before any <events>");
             r->done = TRUE;
@@ -1447,8 +1871,8 @@ pti_trace_reader_next (PtiTraceReader *r, PtiTrItem *item, GError **error)
         r->done = TRUE;
         return FALSE;
       }
-      if (depth == 2 && r->in_events && trace_ns && strcmp (name, "process") == 0) {
-        g_autofree char *rank = dup_attr (r, "rank");
+      if (depth == 2 && r->in_events && trace_ns && strcmp (name, PTI_TRACE_E_PROCESS) == 0) {
+        g_autofree char *rank = dup_attr (r, PTI_TRACE_A_RANK);
         guint64 v;
         if (rank == NULL || !parse_u64 (rank, &v, G_MAXUINT32)
             || v >= r->header.n_processes) {
@@ -1473,9 +1897,21 @@ pti_trace_reader_next (PtiTraceReader *r, PtiTrItem *item, GError **error)
         item->line = line & LOC_ELEMENT ? 0 : line;
         item->element = r->n_elements;
         item->chunk = r->chunk;
-        if (trace_ns && strcmp (name, "event") == 0 && depth == 3) {
-          item->type = PTI_TR_ITEM_EVENT;
-          if (!read_event (r, item, error)) {
+        if (trace_ns && depth == 3) {
+          gboolean ok = TRUE;
+          if (strcmp (name, PTI_TRACE_E_EVENT) == 0) {
+            item->type = PTI_TR_ITEM_EVENT;
+            ok = read_event (r, item, error);
+          } else if (strcmp (name, PTI_TRACE_E_COLLECTIVE) == 0) {
+            item->type = PTI_TR_ITEM_COLLECTIVE;
+            ok = read_collective (r, item, error);
+          } else if (strcmp (name, PTI_TRACE_E_DERIVED) == 0) {
+            item->type = PTI_TR_ITEM_DERIVED;
+            ok = read_derived (r, item, error);
+          } else {
+            goto unexpected;
+          }
+          if (!ok) {
             r->done = TRUE;
             return FALSE;
           }
@@ -1490,9 +1926,10 @@ pti_trace_reader_next (PtiTraceReader *r, PtiTrItem *item, GError **error)
           return TRUE;
         }
       }
+    unexpected:;
       g_autofree char *label = element_label (r);
       set_error (r, line, error, "unexpected element %s here%s", label,
-                 depth == 2 && trace_ns && strcmp (name, "event") == 0
+                 depth == 2 && trace_ns && strcmp (name, PTI_TRACE_E_EVENT) == 0
                    ? " (events belong in a <process> group)" : "");
       r->done = TRUE;
       return FALSE;

@@ -22,9 +22,9 @@
 
 #include <glib.h>
 
-G_BEGIN_DECLS
+#include "trace-vocab.h"
 
-#define PTI_TRACE_NAMESPACE "urn:pti:trace:1"
+G_BEGIN_DECLS
 
 typedef enum {
   PTI_TRACE_READER_ERROR_IO,       /* the file cannot be opened or read */
@@ -33,24 +33,6 @@ typedef enum {
 
 #define PTI_TRACE_READER_ERROR (pti_trace_reader_error_quark ())
 GQuark pti_trace_reader_error_quark (void);
-
-typedef enum {
-  PTI_TR_COMPUTE,
-  PTI_TR_SEND,      /* blocking send */
-  PTI_TR_RECV,      /* blocking receive */
-  PTI_TR_ISEND,     /* posting a non-blocking send */
-  PTI_TR_IRECV,     /* posting a non-blocking receive */
-  PTI_TR_WAIT,      /* waiting for requests (MPI_Wait, MPI_Waitall) */
-  PTI_TR_WAITANY,   /* waiting for the first of requests */
-  PTI_TR_N_KINDS
-} PtiTrKind;
-
-/* The kind's name in the trace ("compute", "isend", ...). */
-const char *pti_tr_kind_name (PtiTrKind kind);
-/* Send, recv, isend, irecv: the kinds that carry the message attributes. */
-#define PTI_TR_KIND_IS_MESSAGE(k) ((k) >= PTI_TR_SEND && (k) <= PTI_TR_IRECV)
-/* Send and isend: the sending end of a message. */
-#define PTI_TR_KIND_IS_SENDER(k) ((k) == PTI_TR_SEND || (k) == PTI_TR_ISEND)
 
 /* One declared model record type (header/records/record). */
 typedef struct {
@@ -98,22 +80,49 @@ typedef struct {
 typedef enum {
   PTI_TR_ITEM_EVENT = 1,
   PTI_TR_ITEM_RECORD,
+  PTI_TR_ITEM_COLLECTIVE,       /* a collective call's begin or end on one rank */
+  PTI_TR_ITEM_DERIVED,          /* a span analytical repetition derived */
   PTI_TR_ITEM_SUMMARY,          /* the last item: pti_trace_reader_summary() is set */
 } PtiTrItemType;
 
+/* One message as completed on one rank: by a blocking send or recv (its own
+ * message), or by a wait kind (a <request> child). */
 typedef struct {
-  PtiTrKind kind;
-  guint rank;
-  guint64 start, end;           /* ns */
-  guint64 wait;                 /* ns blocked (messages and waits; 0 for compute) */
-  const char *device, *model;   /* valid until the next call */
-  const char *rud;              /* NULL when absent */
-  /* message kinds only: */
+  PtiTraceKind kind;            /* SEND, RECV (blocking) or ISEND, IRECV (completed by a wait) */
+  guint64 request;              /* ISEND, IRECV: the request's id */
+  guint64 msg;
   guint peer;
   gint tag;
   guint64 bytes;
-  guint64 msg;
   gboolean rendezvous;
+  guint64 posted;               /* ns: the send or receive was posted (blocking: the event's start) */
+  guint64 injected;             /* ns: the data began to enter the network */
+  guint64 done;                 /* ns: a send's data had left the sender (left), a
+                                 * receive's had arrived (arrived) */
+  guint64 line, element;        /* where: its <request>, or the blocking <event> (as in
+                                 * PtiTrItem) */
+} PtiTrCompletion;
+
+typedef struct {
+  PtiTraceKind kind;
+  guint rank;
+  guint64 start, end;           /* ns */
+  guint64 wait;                 /* ns blocked (send, recv and wait kinds; 0 for the others) */
+  const char *device, *model;   /* valid until the next call */
+  const char *rud;              /* NULL when absent */
+  /* isend, irecv, as posted: */
+  guint64 request;
+  guint peer;
+  gboolean any_peer;            /* irecv from any source */
+  gint tag;
+  gboolean any_tag;             /* irecv of any tag */
+  guint64 bytes;
+  guint64 msg;                  /* isend */
+  /* send, recv: one, their own message (same fields as the event's);
+   * wait kinds: the requests completed, in the trace's order.  Valid until
+   * the next call. */
+  const PtiTrCompletion *done;
+  guint n_done;
 } PtiTrEvent;
 
 typedef struct {
@@ -126,6 +135,25 @@ typedef struct {
 } PtiTrRecord;
 
 typedef struct {
+  guint rank;
+  gboolean begin;
+  PtiTraceCall call;
+  guint comm;
+  gboolean has_root;            /* rooted calls */
+  guint root;
+  guint64 bytes;
+  guint64 time;                 /* ns */
+  guint64 begin_time;           /* ns, at the end: when the call began on this rank */
+} PtiTrCollective;
+
+typedef struct {
+  guint rank;
+  guint64 start, end;           /* ns */
+  guint64 repetitions, events;
+  guint64 compute, comm, wait;  /* ns */
+} PtiTrDerived;
+
+typedef struct {
   PtiTrItemType type;
   guint64 line;                 /* of the element; 0 past line 65535 (libxml2 keeps 16
                                  * bits): pti_trace_line_of() finds it from element */
@@ -133,6 +161,8 @@ typedef struct {
   guint64 chunk;                /* 1-based <events> chunk (0 for the summary) */
   PtiTrEvent event;             /* PTI_TR_ITEM_EVENT */
   PtiTrRecord record;           /* PTI_TR_ITEM_RECORD */
+  PtiTrCollective collective;   /* PTI_TR_ITEM_COLLECTIVE */
+  PtiTrDerived derived;         /* PTI_TR_ITEM_DERIVED */
 } PtiTrItem;
 
 typedef struct _PtiTraceReader PtiTraceReader;
@@ -159,6 +189,8 @@ const PtiTrSummary *pti_trace_reader_summary (const PtiTraceReader *reader);
 
 /* Number of events read so far. */
 guint64 pti_trace_reader_n_events (const PtiTraceReader *reader);
+/* Events of the derived spans read so far (not in the trace). */
+guint64 pti_trace_reader_n_derived (const PtiTraceReader *reader);
 
 /* An INVALID error "PATH:LINE: MESSAGE" for a problem the caller found in
  * an item (a record field that is not a number, an unpaired message), from

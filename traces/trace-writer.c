@@ -34,12 +34,12 @@
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TRACE_NAMESPACE "urn:pti:trace:1"
-#define TRACE_VERSION "1"
 #define OUT_BUFFER_SIZE (1u << 20)
 /* Times must stay below TIME_LIMIT s: with nine fraction digits that is 24
  * significant digits, what xs:decimal validators must (and libxml2 can)
@@ -48,7 +48,9 @@
 /* Room for "%.9f" of a time below TIME_LIMIT, with its NUL. */
 #define SECONDS_MAX 40
 /* Room an event line needs besides its three strings. */
-#define EVENT_FIXED_MAX (4 * (SECONDS_MAX + 16) + 5 * 24 + 256)
+#define EVENT_FIXED_MAX (6 * (SECONDS_MAX + 16) + 7 * 24 + 320)
+/* Room one <request> of a wait needs. */
+#define REQUEST_FIXED_MAX (3 * (SECONDS_MAX + 16) + 6 * 24 + 200)
 
 typedef enum {
   STATE_OPEN,      /* file created, nothing written */
@@ -85,7 +87,86 @@ struct _PtiTraceWriter {
   FILE *spool_file;
   guint64 spooled;      /* records waiting */
   guint64 derived;      /* events counted by the summary but not written */
+  const PtiTracePhase *phases;          /* borrowed: pti_trace_writer_set_results */
+  guint n_phases;
+  const PtiTraceAssertion *assertions;
+  guint n_assertions;
+  int tmp_slot;         /* in tmp_slots while tmp_path exists, else -1 */
 };
+
+/* ---- temporary files and SIGINT / SIGTERM ---------------------------------
+ *
+ * Until it is committed a trace lives under a temporary name, which an
+ * interrupted run (Ctrl-C, kill) would leave behind, hundreds of MB of it.
+ * So the paths of the temporary files are kept in static buffers, and a
+ * handler of SIGINT and SIGTERM unlinks them and then dies of the signal as
+ * the default action would (async-signal-safe: it only reads the buffers,
+ * calls unlink and raises the signal again, the default restored by
+ * SA_RESETHAND).  It is installed only where the disposition is the
+ * default: a program's own handler, or an ignored signal, is left alone. */
+
+#define TMP_SLOTS 8
+#define TMP_PATH_MAX 4096
+
+enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
+static gint tmp_state[TMP_SLOTS];
+static char tmp_paths[TMP_SLOTS][TMP_PATH_MAX];
+
+static void
+on_fatal_signal (int sig)
+{
+  int saved = errno;
+  for (int i = 0; i < TMP_SLOTS; i++)
+    if (g_atomic_int_get (&tmp_state[i]) == SLOT_READY)
+      unlink (tmp_paths[i]);
+  errno = saved;
+  raise (sig);   /* delivered, with the default action, once this returns */
+}
+
+static void
+install_signal_handlers (void)
+{
+  static gsize done = 0;
+  if (!g_once_init_enter (&done))
+    return;
+  static const int signals[] = { SIGINT, SIGTERM };
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++) {
+    struct sigaction old;
+    if (sigaction (signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO)
+        || old.sa_handler != SIG_DFL)
+      continue;
+    struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESETHAND };
+    sigemptyset (&sa.sa_mask);
+    sigaction (signals[i], &sa, NULL);
+  }
+  g_once_init_leave (&done, 1);
+}
+
+/* The slot now holding @path, or -1 if none is free (or the path is too
+ * long): that file is then not removed on a signal. */
+static int
+tmp_register (const char *path)
+{
+  gsize len = strlen (path);
+  if (len >= TMP_PATH_MAX)
+    return -1;
+  install_signal_handlers ();
+  for (int i = 0; i < TMP_SLOTS; i++)
+    if (g_atomic_int_compare_and_exchange (&tmp_state[i], SLOT_FREE, SLOT_FILLING)) {
+      memcpy (tmp_paths[i], path, len + 1);
+      g_atomic_int_set (&tmp_state[i], SLOT_READY);
+      return i;
+    }
+  return -1;
+}
+
+static void
+tmp_release (int *slot)
+{
+  if (*slot >= 0)
+    g_atomic_int_set (&tmp_state[*slot], SLOT_FREE);
+  *slot = -1;
+}
 
 #define SPOOL_MEMORY (1u << 20)
 
@@ -394,11 +475,21 @@ pti_trace_writer_open (const char *path, GError **error)
     }
   }
   PtiTraceWriter *w = g_new0 (PtiTraceWriter, 1);
+  w->tmp_slot = -1;
   w->path = g_strdup (real ? real : path);
   w->tmp_path = g_strdup_printf ("%s.tmp-XXXXXX", w->path);
+  /* No signal between the file's creation and its registration. */
+  sigset_t fatal, before;
+  sigemptyset (&fatal);
+  sigaddset (&fatal, SIGINT);
+  sigaddset (&fatal, SIGTERM);
+  pthread_sigmask (SIG_BLOCK, &fatal, &before);
   w->fd = g_mkstemp_full (w->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
+  int saved = errno;
+  if (w->fd >= 0)
+    w->tmp_slot = tmp_register (w->tmp_path);
+  pthread_sigmask (SIG_SETMASK, &before, NULL);
   if (w->fd < 0) {
-    int saved = errno;
     g_set_error (error, PTI_ERROR, PTI_ERROR_IO,
                  "cannot create a temporary file for trace '%s': %s", w->path, g_strerror (saved));
     g_free (w->tmp_path);
@@ -441,35 +532,35 @@ pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GError **er
     return fail (w, error);
 
   gboolean ok = xmlTextWriterStartDocument (w->xw, NULL, "UTF-8", NULL) >= 0
-                && start (w, "trace")
-                && attr (w, "xmlns", TRACE_NAMESPACE)
-                && attr (w, "version", TRACE_VERSION)
-                && start (w, "header")
-                && xmlTextWriterWriteElement (w->xw, (const xmlChar *) "generator",
+                && start (w, PTI_TRACE_E_TRACE)
+                && attr (w, PTI_TRACE_A_XMLNS, PTI_TRACE_NAMESPACE)
+                && attr (w, PTI_TRACE_A_VERSION, PTI_TRACE_VERSION)
+                && start (w, PTI_TRACE_E_HEADER)
+                && xmlTextWriterWriteElement (w->xw, (const xmlChar *) PTI_TRACE_E_GENERATOR,
                                               clean (w, h->generator != NULL ? h->generator
                                                                            : "pti " PTI_VERSION)) >= 0
-                && start (w, "system")
-                && attr (w, "name", h->system_name)
-                && attr (w, "file", h->system_file)
+                && start (w, PTI_TRACE_E_SYSTEM)
+                && attr (w, PTI_TRACE_A_NAME, h->system_name)
+                && attr (w, PTI_TRACE_A_FILE, h->system_file)
                 && end (w)
-                && start (w, "workload")
-                && attr (w, "name", h->workload_name)
-                && (h->workload_file == NULL || attr (w, "file", h->workload_file))
+                && start (w, PTI_TRACE_E_WORKLOAD)
+                && attr (w, PTI_TRACE_A_NAME, h->workload_name)
+                && (h->workload_file == NULL || attr (w, PTI_TRACE_A_FILE, h->workload_file))
                 && end (w);
 
-  ok = ok && start (w, "parameters");
+  ok = ok && start (w, PTI_TRACE_E_PARAMETERS);
   for (guint i = 0; ok && i < h->n_params; i++)
-    ok = start (w, "param")
-         && attr (w, "name", h->params[i].name)
-         && attr (w, "value", h->params[i].value)
+    ok = start (w, PTI_TRACE_E_PARAM)
+         && attr (w, PTI_TRACE_A_NAME, h->params[i].name)
+         && attr (w, PTI_TRACE_A_VALUE, h->params[i].value)
          && end (w);
   ok = ok && end (w);
 
-  ok = ok && start (w, "models");
+  ok = ok && start (w, PTI_TRACE_E_MODELS);
   for (guint i = 0; ok && i < h->n_models; i++)
-    ok = start (w, "model")
-         && attr (w, "name", h->models[i].name)
-         && attr (w, "owner", h->models[i].owner)
+    ok = start (w, PTI_TRACE_E_MODEL)
+         && attr (w, PTI_TRACE_A_NAME, h->models[i].name)
+         && attr (w, PTI_TRACE_A_OWNER, h->models[i].owner)
          && end (w);
   ok = ok && end (w);
 
@@ -485,24 +576,24 @@ pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GError **er
     w->record_fields[i] = g_strsplit_set (r->fields, " ", -1);
   }
 
-  ok = ok && start (w, "records");
+  ok = ok && start (w, PTI_TRACE_E_RECORDS);
   for (guint i = 0; ok && i < h->n_records; i++) {
     const PtiTraceRecordType *r = &h->records[i];
-    ok = start (w, "record")
-         && attr (w, "model", r->model)
-         && attr (w, "ns", r->ns)
-         && attr (w, "name", r->name)
-         && attr (w, "fields", r->fields)
-         && attr (w, "description", r->description)
+    ok = start (w, PTI_TRACE_E_RECORD)
+         && attr (w, PTI_TRACE_A_MODEL, r->model)
+         && attr (w, PTI_TRACE_A_NS, r->ns)
+         && attr (w, PTI_TRACE_A_NAME, r->name)
+         && attr (w, PTI_TRACE_A_FIELDS, r->fields)
+         && attr (w, PTI_TRACE_A_DESCRIPTION, r->description)
          && end (w);
   }
   ok = ok && end (w);
 
-  ok = ok && start (w, "processes") && attr_u64 (w, "count", h->n_processes);
+  ok = ok && start (w, PTI_TRACE_E_PROCESSES) && attr_u64 (w, PTI_TRACE_A_COUNT, h->n_processes);
   for (guint i = 0; ok && i < h->n_processes; i++)
-    ok = start (w, "process")
-         && attr_u64 (w, "rank", h->processes[i].rank)
-         && attr (w, "processor", h->processes[i].processor)
+    ok = start (w, PTI_TRACE_E_PROCESS)
+         && attr_u64 (w, PTI_TRACE_A_RANK, h->processes[i].rank)
+         && attr (w, PTI_TRACE_A_PROCESSOR, h->processes[i].processor)
          && end (w);
   ok = ok && end (w) /* processes */ && end (w) /* header */;
 
@@ -521,8 +612,8 @@ pti_trace_writer_begin_process (PtiTraceWriter *w, guint rank, GError **error)
   if (w->state == STATE_FAILED)
     return fail (w, error);
 
-  gboolean ok = w->state == STATE_BETWEEN || (w->chunks++, start (w, "events"));
-  ok = ok && start (w, "process") && attr_u64 (w, "rank", rank);
+  gboolean ok = w->state == STATE_BETWEEN || (w->chunks++, start (w, PTI_TRACE_E_EVENTS));
+  ok = ok && start (w, PTI_TRACE_E_PROCESS) && attr_u64 (w, PTI_TRACE_A_RANK, rank);
   if (!check (w, ok, error))
     return FALSE;
   w->group_events = 0;
@@ -619,7 +710,7 @@ close_chunk (PtiTraceWriter *w)
   gboolean ok = TRUE;
   if (w->spooled > 0) {
     if (w->state == STATE_HEADER)
-      ok = (w->chunks++, start (w, "events"));
+      ok = (w->chunks++, start (w, PTI_TRACE_E_EVENTS));
     ok = ok && spool_drain (w);
   } else if (w->state == STATE_HEADER) {
     return TRUE;
@@ -653,75 +744,231 @@ line_reserve (PtiTraceWriter *w, gsize need)
 
 #define PUT(lit) (memcpy (p, lit, sizeof lit - 1), p += sizeof lit - 1)
 
+/* Hand the line formatted up to @p to libxml2, raw: one more element of
+ * the open process group. */
+static gboolean
+put_line (PtiTraceWriter *w, const char *p, GError **error)
+{
+  int n = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) w->line, (int) (p - w->line));
+  w->group_events++;
+  return check (w, n >= 0, error);
+}
+
+/* " NAME=\"" for an attribute of the vocabulary, pasted at compile time. */
+#define ATTR(name) "\" " name "=\""
+
+/* Times of a completion must be finite, >= 0 and in order: a send is posted
+ * before its data enters the network (a receive may be posted later), and
+ * the data enters before it has left or arrived. */
+static gboolean
+completion_ok (const PtiTraceCompletion *c, PtiTraceKind want_a, PtiTraceKind want_b)
+{
+  return (c->kind == want_a || c->kind == want_b) && time_ok (c->posted) && time_ok (c->injected)
+         && time_ok (c->done) && c->injected <= c->done
+         && (!PTI_TRACE_KIND_IS_SENDER (c->kind) || c->posted <= c->injected);
+}
+
+/* The message of a completion: peer, tag, bytes, msg, protocol. */
+static char *
+put_message (char *p, const PtiTraceCompletion *c)
+{
+  PUT (ATTR (PTI_TRACE_A_PEER));
+  p += format_u64 (p, c->peer);
+  PUT (ATTR (PTI_TRACE_A_TAG));
+  p += format_i64 (p, c->tag);
+  PUT (ATTR (PTI_TRACE_A_BYTES));
+  p += format_u64 (p, c->bytes);
+  PUT (ATTR (PTI_TRACE_A_MSG));
+  p += format_u64 (p, c->msg);
+  if (c->rendezvous)
+    PUT (ATTR (PTI_TRACE_A_PROTOCOL) PTI_TRACE_V_RENDEZVOUS);
+  else
+    PUT (ATTR (PTI_TRACE_A_PROTOCOL) PTI_TRACE_V_EAGER);
+  return p;
+}
+
+/* When a completion's data entered the network, and had left or arrived. */
+static char *
+put_times (char *p, const PtiTraceCompletion *c)
+{
+  PUT (ATTR (PTI_TRACE_A_INJECTED));
+  p += format_seconds (p, c->injected);
+  if (PTI_TRACE_KIND_IS_SENDER (c->kind))
+    PUT (ATTR (PTI_TRACE_A_LEFT));
+  else
+    PUT (ATTR (PTI_TRACE_A_ARRIVED));
+  p += format_seconds (p, c->done);
+  return p;
+}
+
 gboolean
 pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **error)
 {
   g_return_val_if_fail (w != NULL && e != NULL, FALSE);
   g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
-  g_return_val_if_fail (e->kind <= PTI_TRACE_WAITANY, FALSE);
+  g_return_val_if_fail ((guint) e->kind < PTI_TRACE_N_KINDS, FALSE);
   g_return_val_if_fail (e->device != NULL && e->model != NULL, FALSE);
   g_return_val_if_fail (time_ok (e->start) && time_ok (e->end) && e->end >= e->start, FALSE);
-  g_return_val_if_fail (e->kind == PTI_TRACE_COMPUTE || time_ok (e->wait), FALSE);
+  gboolean blocks = PTI_TRACE_KIND_IS_BLOCKING (e->kind) || PTI_TRACE_KIND_IS_WAIT (e->kind);
+  g_return_val_if_fail (!blocks || (time_ok (e->wait) && e->wait <= e->end - e->start), FALSE);
+  if (PTI_TRACE_KIND_IS_BLOCKING (e->kind))
+    g_return_val_if_fail (e->n_done == 1 && completion_ok (e->done, e->kind, e->kind), FALSE);
+  else if (PTI_TRACE_KIND_IS_WAIT (e->kind))
+    g_return_val_if_fail ((e->n_done <= 1 || e->kind == PTI_TRACE_WAITALL)
+                          && (e->n_done == 0 || e->done != NULL), FALSE);
+  else
+    g_return_val_if_fail (e->n_done == 0, FALSE);
+  for (guint i = 0; PTI_TRACE_KIND_IS_WAIT (e->kind) && i < e->n_done; i++)
+    g_return_val_if_fail (completion_ok (&e->done[i], PTI_TRACE_ISEND, PTI_TRACE_IRECV), FALSE);
   if (w->state == STATE_FAILED)
     return fail (w, error);
-  if (G_UNLIKELY (!(e->end < TIME_LIMIT)))
-    return time_range_error (w, e->end, error);
-  if (G_UNLIKELY (e->kind != PTI_TRACE_COMPUTE && !(e->wait < TIME_LIMIT)))
-    return time_range_error (w, e->wait, error);
+  double latest = blocks ? MAX (e->end, e->wait) : e->end;
+  for (guint i = 0; i < e->n_done; i++)
+    latest = MAX (latest, e->done[i].done);
+  if (G_UNLIKELY (!(latest < TIME_LIMIT)))
+    return time_range_error (w, latest, error);
 
   const char *rud = e->rud;
   gsize dev_len = strlen (e->device), model_len = strlen (e->model);
   gsize rud_len = rud != NULL ? strlen (rud) : 0;
-  line_reserve (w, EVENT_FIXED_MAX + 6 * (dev_len + model_len + rud_len));
+  line_reserve (w, EVENT_FIXED_MAX + (gsize) e->n_done * REQUEST_FIXED_MAX
+                     + 6 * (dev_len + model_len + rud_len));
 
   /* The indentation libxml2 gives a child of <process> (depth 3). */
   char *p = w->line;
-  PUT ("\n      <event kind=\"");
-  switch (e->kind) {
-  case PTI_TRACE_COMPUTE: PUT ("compute"); break;
-  case PTI_TRACE_SEND: PUT ("send"); break;
-  case PTI_TRACE_RECV: PUT ("recv"); break;
-  case PTI_TRACE_ISEND: PUT ("isend"); break;
-  case PTI_TRACE_IRECV: PUT ("irecv"); break;
-  case PTI_TRACE_WAIT: PUT ("wait"); break;
-  case PTI_TRACE_WAITANY: PUT ("waitany"); break;
-  }
-  PUT ("\" start=\"");
+  PUT ("\n      <" PTI_TRACE_E_EVENT " " PTI_TRACE_A_KIND "=\"");
+  const char *kind = pti_trace_kind_name (e->kind);
+  gsize kind_len = strlen (kind);
+  memcpy (p, kind, kind_len);
+  p += kind_len;
+  PUT (ATTR (PTI_TRACE_A_START));
   p += format_seconds (p, e->start);
-  PUT ("\" end=\"");
+  PUT (ATTR (PTI_TRACE_A_END));
   p += format_seconds (p, e->end);
-  PUT ("\" device=\"");
+  PUT (ATTR (PTI_TRACE_A_DEVICE));
   p += escape_attr (p, e->device, dev_len);
-  PUT ("\" model=\"");
+  PUT (ATTR (PTI_TRACE_A_MODEL));
   p += escape_attr (p, e->model, model_len);
   if (rud != NULL) {
-    PUT ("\" rud=\"");
+    PUT (ATTR (PTI_TRACE_A_RUD));
     p += escape_attr (p, rud, rud_len);
   }
-  if (e->kind == PTI_TRACE_WAIT || e->kind == PTI_TRACE_WAITANY) {
-    PUT ("\" wait=\"");
-    p += format_seconds (p, e->wait);
-  } else if (e->kind != PTI_TRACE_COMPUTE) {
-    PUT ("\" peer=\"");
-    p += format_u64 (p, e->peer);
-    PUT ("\" tag=\"");
-    p += format_i64 (p, e->tag);
-    PUT ("\" bytes=\"");
-    p += format_u64 (p, e->bytes);
-    PUT ("\" msg=\"");
-    p += format_u64 (p, e->msg);
-    if (e->rendezvous)
-      PUT ("\" protocol=\"rendezvous");
+  if (PTI_TRACE_KIND_IS_POSTING (e->kind)) {
+    PUT (ATTR (PTI_TRACE_A_REQUEST));
+    p += format_u64 (p, e->request);
+    PUT (ATTR (PTI_TRACE_A_PEER));
+    if (e->any_peer)
+      PUT (PTI_TRACE_V_ANY);
     else
-      PUT ("\" protocol=\"eager");
-    PUT ("\" wait=\"");
+      p += format_u64 (p, e->peer);
+    PUT (ATTR (PTI_TRACE_A_TAG));
+    if (e->any_tag)
+      PUT (PTI_TRACE_V_ANY);
+    else
+      p += format_i64 (p, e->tag);
+    PUT (ATTR (PTI_TRACE_A_BYTES));
+    p += format_u64 (p, e->bytes);
+    if (e->kind == PTI_TRACE_ISEND) {
+      PUT (ATTR (PTI_TRACE_A_MSG));
+      p += format_u64 (p, e->msg);
+    }
+  } else if (blocks) {
+    if (PTI_TRACE_KIND_IS_BLOCKING (e->kind))
+      p = put_message (p, e->done);
+    PUT (ATTR (PTI_TRACE_A_WAIT));
     p += format_seconds (p, e->wait);
+    if (PTI_TRACE_KIND_IS_BLOCKING (e->kind))
+      p = put_times (p, e->done);
   }
-  PUT ("\"/>");
+  if (!PTI_TRACE_KIND_IS_WAIT (e->kind) || e->n_done == 0) {
+    PUT ("\"/>");
+  } else {
+    PUT ("\">");
+    for (guint i = 0; i < e->n_done; i++) {
+      const PtiTraceCompletion *c = &e->done[i];
+      PUT ("\n        <" PTI_TRACE_E_REQUEST " " PTI_TRACE_A_ID "=\"");
+      p += format_u64 (p, c->request);
+      PUT (ATTR (PTI_TRACE_A_KIND));
+      if (c->kind == PTI_TRACE_ISEND)
+        PUT ("isend");
+      else
+        PUT ("irecv");
+      p = put_message (p, c);
+      PUT (ATTR (PTI_TRACE_A_POSTED));
+      p += format_seconds (p, c->posted);
+      p = put_times (p, c);
+      PUT ("\"/>");
+    }
+    PUT ("\n      </" PTI_TRACE_E_EVENT ">");
+  }
 
-  int n = xmlTextWriterWriteRawLen (w->xw, (const xmlChar *) w->line, (int) (p - w->line));
-  w->group_events++;
-  return check (w, n >= 0, error);
+  return put_line (w, p, error);
+}
+
+gboolean
+pti_trace_writer_collective (PtiTraceWriter *w, const PtiTraceCollective *c, GError **error)
+{
+  g_return_val_if_fail (w != NULL && c != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
+  g_return_val_if_fail ((guint) c->call < PTI_TRACE_N_CALLS && time_ok (c->time), FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  if (G_UNLIKELY (!(c->time < TIME_LIMIT)))
+    return time_range_error (w, c->time, error);
+  char *p = w->line;
+  PUT ("\n      <" PTI_TRACE_E_COLLECTIVE " " PTI_TRACE_A_PHASE "=\"");
+  if (c->begin)
+    PUT (PTI_TRACE_V_BEGIN);
+  else
+    PUT (PTI_TRACE_V_END);
+  PUT (ATTR (PTI_TRACE_A_CALL));
+  const char *call = pti_trace_call_name (c->call);
+  gsize len = strlen (call);
+  memcpy (p, call, len);
+  p += len;
+  PUT (ATTR (PTI_TRACE_A_COMM));
+  p += format_u64 (p, c->comm);
+  if (PTI_TRACE_CALL_IS_ROOTED (c->call)) {
+    PUT (ATTR (PTI_TRACE_A_ROOT));
+    p += format_u64 (p, c->root);
+  }
+  PUT (ATTR (PTI_TRACE_A_BYTES));
+  p += format_u64 (p, c->bytes);
+  PUT (ATTR (PTI_TRACE_A_TIME));
+  p += format_seconds (p, c->time);
+  PUT ("\"/>");
+  return put_line (w, p, error);
+}
+
+gboolean
+pti_trace_writer_derived (PtiTraceWriter *w, const PtiTraceDerived *d, GError **error)
+{
+  g_return_val_if_fail (w != NULL && d != NULL, FALSE);
+  g_return_val_if_fail (w->state == STATE_PROCESS || w->state == STATE_FAILED, FALSE);
+  g_return_val_if_fail (time_ok (d->start) && time_ok (d->end) && d->start <= d->end
+                        && time_ok (d->compute) && time_ok (d->comm) && time_ok (d->wait), FALSE);
+  if (w->state == STATE_FAILED)
+    return fail (w, error);
+  double latest = MAX (MAX (d->end, d->compute), MAX (d->comm, d->wait));
+  if (G_UNLIKELY (!(latest < TIME_LIMIT)))
+    return time_range_error (w, latest, error);
+  char *p = w->line;
+  PUT ("\n      <" PTI_TRACE_E_DERIVED " " PTI_TRACE_A_START "=\"");
+  p += format_seconds (p, d->start);
+  PUT (ATTR (PTI_TRACE_A_END));
+  p += format_seconds (p, d->end);
+  PUT (ATTR (PTI_TRACE_A_REPETITIONS));
+  p += format_u64 (p, d->repetitions);
+  PUT (ATTR (PTI_TRACE_A_EVENTS));
+  p += format_u64 (p, d->events);
+  PUT (ATTR (PTI_TRACE_A_COMPUTE));
+  p += format_seconds (p, d->compute);
+  PUT (ATTR (PTI_TRACE_A_COMM));
+  p += format_seconds (p, d->comm);
+  PUT (ATTR (PTI_TRACE_A_WAIT));
+  p += format_seconds (p, d->wait);
+  PUT ("\"/>");
+  return put_line (w, p, error);
 }
 
 gboolean
@@ -751,6 +998,57 @@ pti_trace_writer_set_derived (PtiTraceWriter *w, guint64 derived)
   w->derived = derived;
 }
 
+void
+pti_trace_writer_set_results (PtiTraceWriter *w, const PtiTracePhase *phases, guint n_phases,
+                              const PtiTraceAssertion *assertions, guint n_assertions)
+{
+  g_return_if_fail (w != NULL);
+  w->phases = phases;
+  w->n_phases = n_phases;
+  w->assertions = assertions;
+  w->n_assertions = n_assertions;
+}
+
+/* An assertion's value may be any number (a parameter, NaN when a test
+ * divided by zero): written as %.17g, "nan" or "inf" as C prints them. */
+static gboolean
+attr_number (PtiTraceWriter *w, const char *name, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (buf, sizeof buf, "%.17g", v);
+  return xmlTextWriterWriteAttribute (w->xw, (const xmlChar *) name, (const xmlChar *) buf) >= 0;
+}
+
+static gboolean
+write_results (PtiTraceWriter *w)
+{
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < w->n_phases; i++) {
+    const PtiTracePhase *p = &w->phases[i];
+    ok = start (w, PTI_TRACE_E_PHASE) && attr (w, PTI_TRACE_A_NAME, p->name)
+         && attr_seconds (w, PTI_TRACE_A_TIME, p->time)
+         && attr_seconds (w, PTI_TRACE_A_COMPUTE, p->compute)
+         && attr_seconds (w, PTI_TRACE_A_COMM, p->comm)
+         && attr_seconds (w, PTI_TRACE_A_WAIT, p->wait)
+         && attr_u64 (w, PTI_TRACE_A_MESSAGES, p->messages)
+         && attr_u64 (w, PTI_TRACE_A_BYTES, p->bytes)
+         && attr_u64 (w, PTI_TRACE_A_ENTRIES, p->entries)
+         && attr_u64 (w, PTI_TRACE_A_RANKS, p->ranks) && end (w);
+  }
+  for (guint i = 0; ok && i < w->n_assertions; i++) {
+    const PtiTraceAssertion *a = &w->assertions[i];
+    ok = start (w, PTI_TRACE_E_ASSERTION) && attr (w, PTI_TRACE_A_NAME, a->name)
+         && attr (w, PTI_TRACE_A_TEST, a->test)
+         && attr (w, PTI_TRACE_A_PASSED, a->passed ? "true" : "false")
+         && (a->origin == NULL || attr (w, PTI_TRACE_A_ORIGIN, a->origin));
+    for (guint v = 0; ok && v < a->n_values; v++)
+      ok = start (w, PTI_TRACE_E_VALUE) && attr (w, PTI_TRACE_A_NAME, a->value_names[v])
+           && attr_number (w, PTI_TRACE_A_VALUE, a->values[v]) && end (w);
+    ok = ok && end (w);
+  }
+  return ok;
+}
+
 gboolean
 pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 events,
                           const PtiTraceProcessSummary *procs, guint n, GError **error)
@@ -778,23 +1076,23 @@ pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 even
   if (w->state == STATE_BETWEEN || w->spooled > 0)
     ok = close_chunk (w);
   else if (w->chunks == 0)
-    ok = start (w, "events") && end (w);
-  ok = ok && start (w, "summary")
-       && attr_seconds (w, "predicted_time", predicted_time)
-       && attr_u64 (w, "events", events)
-       && (w->derived == 0 || attr_u64 (w, "derived", w->derived));
+    ok = start (w, PTI_TRACE_E_EVENTS) && end (w);
+  ok = ok && start (w, PTI_TRACE_E_SUMMARY)
+       && attr_seconds (w, PTI_TRACE_A_PREDICTED_TIME, predicted_time)
+       && attr_u64 (w, PTI_TRACE_A_EVENTS, events)
+       && (w->derived == 0 || attr_u64 (w, PTI_TRACE_A_DERIVED, w->derived));
   for (guint i = 0; ok && i < n; i++) {
     const PtiTraceProcessSummary *s = &procs[i];
-    ok = start (w, "process")
-         && attr_u64 (w, "rank", s->rank)
-         && attr_seconds (w, "end", s->end)
-         && attr_seconds (w, "compute", s->compute)
-         && attr_seconds (w, "comm", s->comm)
-         && attr_seconds (w, "wait", s->wait)
-         && attr_u64 (w, "events", s->events)
+    ok = start (w, PTI_TRACE_E_PROCESS)
+         && attr_u64 (w, PTI_TRACE_A_RANK, s->rank)
+         && attr_seconds (w, PTI_TRACE_A_END, s->end)
+         && attr_seconds (w, PTI_TRACE_A_COMPUTE, s->compute)
+         && attr_seconds (w, PTI_TRACE_A_COMM, s->comm)
+         && attr_seconds (w, PTI_TRACE_A_WAIT, s->wait)
+         && attr_u64 (w, PTI_TRACE_A_EVENTS, s->events)
          && end (w);
   }
-  ok = ok && end (w) /* summary */ && end (w) /* trace */;
+  ok = ok && write_results (w) && end (w) /* summary */ && end (w) /* trace */;
   if (!check (w, ok, error))
     return FALSE;
   w->state = STATE_SUMMARY;
@@ -831,6 +1129,7 @@ pti_trace_writer_commit (PtiTraceWriter *w, GError **error)
     return FALSE;
   }
   w->state = STATE_COMMITTED;
+  tmp_release (&w->tmp_slot);
   return TRUE;
 }
 
@@ -847,6 +1146,7 @@ pti_trace_writer_free (PtiTraceWriter *w)
     close (w->fd);
   if (w->tmp_path != NULL && w->state != STATE_COMMITTED)
     g_unlink (w->tmp_path);
+  tmp_release (&w->tmp_slot);
   g_free (w->out);
   g_free (w->line);
   if (w->scratch != NULL)

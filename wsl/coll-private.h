@@ -8,19 +8,31 @@
 
 G_BEGIN_DECLS
 
-/* The collectives, in the order of the tables in collectives.c. */
+/* The collectives: the trace's calls (trace-vocab.h), by the same numbers. */
 typedef enum {
-  COLL_BARRIER,
-  COLL_BCAST,
-  COLL_REDUCE,
-  COLL_ALLREDUCE,
-  COLL_GATHER,
-  COLL_SCATTER,
-  COLL_ALLGATHER,
-  COLL_ALLTOALL,
-  COLL_ALLTOALLV,
-  COLL_N
+  COLL_BARRIER = PTI_TRACE_BARRIER,
+  COLL_BCAST = PTI_TRACE_BCAST,
+  COLL_REDUCE = PTI_TRACE_REDUCE,
+  COLL_ALLREDUCE = PTI_TRACE_ALLREDUCE,
+  COLL_GATHER = PTI_TRACE_GATHER,
+  COLL_SCATTER = PTI_TRACE_SCATTER,
+  COLL_ALLGATHER = PTI_TRACE_ALLGATHER,
+  COLL_ALLTOALL = PTI_TRACE_ALLTOALL,
+  COLL_ALLTOALLV = PTI_TRACE_ALLTOALLV,
+  COLL_SCAN = PTI_TRACE_SCAN,
+  COLL_EXSCAN = PTI_TRACE_EXSCAN,
+  COLL_REDUCE_SCATTER = PTI_TRACE_REDUCE_SCATTER,
+  COLL_REDUCE_SCATTER_BLOCK = PTI_TRACE_REDUCE_SCATTER_BLOCK,
+  COLL_GATHERV = PTI_TRACE_GATHERV,
+  COLL_SCATTERV = PTI_TRACE_SCATTERV,
+  COLL_ALLGATHERV = PTI_TRACE_ALLGATHERV,
+  COLL_N = PTI_TRACE_N_CALLS
 } CollKind;
+
+/* A non-blocking collective's kind in its mismatch record: kind | COLL_NB
+ * (iallreduce and allreduce are different calls). */
+#define COLL_NB 0x40
+#define COLL_BASE(kind) ((CollKind) ((kind) & ~COLL_NB))
 
 /* Algorithms (names in collectives.c). */
 typedef enum {
@@ -36,6 +48,8 @@ typedef enum {
   ALG_BRUCKS,
   ALG_SCATTERED,
   ALG_PAIRWISE,
+  ALG_RECURSIVE_HALVING,
+  ALG_LINEAR,
   ALG_N,
   ALG_UNSET = 0xff       /* no choice made at this level */
 } CollAlg;
@@ -81,6 +95,23 @@ struct _PtiComm {
   CollLog *logs;         /* per group */
 };
 
+/* A non-blocking collective of one rank between its call and its wait
+ * (collectives.c, nbc.c): what it is, and what its call posted. */
+typedef struct {
+  PtiComm *comm;
+  guint world_rank;
+  guint8 kind;             /* CollKind */
+  guint8 alg;              /* CollAlg */
+  guint root;
+  guint64 n;
+  guint64 *sendv, *recvv;  /* copies of the call's vectors, or NULL */
+  guint64 call;            /* its number among the communicator's calls, from 0 */
+  gint tag;
+  guint resume;            /* the wait makes the algorithm's operations from this one */
+  guint32 *reqs;           /* the requests the call posted */
+  guint n_reqs;
+} NbcRecord;
+
 struct _PtiCollState {
   PtiComm *world;
   GPtrArray *splits;     /* PtiComm*, owned; splits->pdata[k-1] has id k */
@@ -89,10 +120,33 @@ struct _PtiCollState {
   PtiRud *combine;       /* the reduction's combine step, made at first use */
   guint slot_elements;   /* its dynamic parameter */
   GArray *reqs;          /* scratch: requests of one waitall */
+  GArray *counts;        /* scratch: guint64 block sizes of one call */
   char *site_file;       /* pti_coll_set_site: where the next call comes from */
   guint32 site_line;
   GError *hmc_error;     /* the system's <mpi> names an algorithm unknown here */
+  GHashTable *nbc;       /* (world rank << 32 | request) -> NbcRecord*, owned; NULL if none yet */
+  guint spare;           /* the next spare handle to try (pti_engine_spare_handle) */
+  gboolean no_arithmetic;   /* reductions' combines are not priced (pti_coll_set_arithmetic) */
 };
+
+/* Whether the reductions' arithmetic is priced (the default) or not: a
+ * SimGrid TI trace states a reduction's computation itself, as flops made
+ * after the communication, so its replay prices that instead. */
+void pti_coll_set_arithmetic (PtiContext *ctx, gboolean priced);
+
+/* Key of a non-blocking collective's request in PtiCollState.nbc. */
+#define NBC_KEY(rank, request) (((guint64) (rank) << 32) | (guint32) (request))
+
+/* Starts a non-blocking collective (nbc.c's pti_mpi_i* calls): checks it as
+ * the blocking one, posts what MPICH's schedule posts at the call, and
+ * gives its request (PTI_REQUEST_NULL if it has nothing to do). */
+gboolean pti_coll_istart (PtiContext *ctx, const PtiComm *comm, CollKind kind, guint rank,
+                          guint root, guint64 n, const guint64 *sendv, const guint64 *recvv,
+                          PtiRequest *request, GError **error);
+/* Makes the rest of @rec's algorithm, once what its call posted is waited
+ * for (nbc.c). */
+gboolean pti_coll_nbc_finish (PtiContext *ctx, const NbcRecord *rec, GError **error);
+void pti_nbc_record_free (gpointer rec);
 
 /* The context's collective state, made at first use (reading the system's
  * <mpi> choices; one the WSL does not know, which hmc.xsd should have
@@ -129,13 +183,11 @@ gboolean pti_coll_record (PtiContext *ctx, PtiCollState *st, PtiComm *comm, cons
 const char *pti_coll_kind_name (CollKind kind);
 const char *pti_coll_alg_name (CollAlg alg);
 
-/* The engine and system of a context (wsl.c). */
-PtiEngine *pti_wsl_engine (PtiContext *ctx);
-const PtiSystem *pti_wsl_system (const PtiContext *ctx);
-PtiCollState **pti_wsl_coll_state (PtiContext *ctx);
-/* To call after appending an event to the engine directly (@ok: it was
- * appended): counts it for the automatic partial evaluation, which it may
- * run.  Returns @ok, or FALSE if that evaluation failed. */
-gboolean pti_wsl_appended (PtiContext *ctx, gboolean ok, GError **error);
+/* Waits over requests that are not all the engine's (nbc.c): TRUE if one
+ * of @requests is PTI_REQUEST_NULL or a non-blocking collective's; then
+ * pti_nbc_wait makes the wait (@what names it in errors). */
+gboolean pti_nbc_special (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests);
+gboolean pti_nbc_wait (PtiContext *ctx, const char *what, guint rank, guint n,
+                       const PtiRequest *requests, gboolean any, GError **error);
 
 G_END_DECLS

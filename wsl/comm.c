@@ -58,7 +58,7 @@ gboolean
 pti_comm_check (PtiContext *ctx, const PtiComm *comm, const char *what, guint rank, CommView *view,
                 GError **error)
 {
-  if (!pti_wsl_check_collective (ctx, what, rank, error))
+  if (!pti_wsl_check_rank (ctx, what, rank, error))
     return FALSE;
   if (comm == NULL)
     comm = pti_comm_world (ctx);
@@ -223,7 +223,7 @@ pti_comm_split (PtiContext *ctx, const PtiComm *parent, const char *name, const 
   c->ctx = ctx;
   c->id = st->splits->len + 1;
   c->name = name ? g_strdup (name) : g_strdup_printf ("split %u", c->id);
-  pti_engine_set_comm_name (pti_wsl_engine (ctx), c->id, c->name);
+  pti_engine_set_comm_name (pti_session_engine (pti_wsl_session (ctx)), c->id, c->name);
   c->n_world = n;
   c->group_of = g_new (guint32, n);
   c->rank_of = g_new0 (guint32, n);
@@ -251,17 +251,133 @@ pti_comm_split (PtiContext *ctx, const PtiComm *parent, const char *name, const 
   return c;
 }
 
-/* ---- point-to-point within a communicator ------------------------------------ */
+/* MPI_Comm_dup: the same groups and ranks, a matching context of its own. */
+PtiComm *
+pti_comm_dup (PtiContext *ctx, const PtiComm *comm, const char *name, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, NULL);
+  guint n = pti_context_get_processes (ctx);
+  if (n == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "dup: the processes are not set yet (call pti_context_set_processes first)");
+    return NULL;
+  }
+  if (comm == NULL)
+    comm = pti_comm_world (ctx);
+  g_autofree gint *colour = g_new (gint, n);
+  g_autofree gint *key = g_new (gint, n);
+  for (guint w = 0; w < n; w++) {
+    CommView v;
+    gboolean in = pti_comm_view (comm, w, &v);
+    colour[w] = in ? (gint) v.group : PTI_UNDEFINED;
+    key[w] = in ? (gint) v.rank : 0;
+  }
+  return pti_comm_split (ctx, comm, name, colour, key, error);
+}
+
+/* MPI_Group_incl on the world's group, then MPI_Comm_create (or
+ * MPI_Comm_create_group) over @parent: one communicator of @members, in
+ * that order. */
+PtiComm *
+pti_comm_create (PtiContext *ctx, const PtiComm *parent, const char *name, guint n_members,
+                 const guint *members, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && (n_members == 0 || members != NULL), NULL);
+  guint n = pti_context_get_processes (ctx);
+  const char *what = name ? name : "";
+  if (n == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "create '%s': the processes are not set yet (call pti_context_set_processes "
+                 "first)", what);
+    return NULL;
+  }
+  if (parent == NULL)
+    parent = pti_comm_world (ctx);
+  if (n_members == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "create '%s': a communicator needs at least one member", what);
+    return NULL;
+  }
+  g_autofree gint *colour = g_new (gint, n);
+  g_autofree gint *key = g_new0 (gint, n);
+  for (guint w = 0; w < n; w++)
+    colour[w] = PTI_UNDEFINED;
+  guint group = NO_GROUP;
+  for (guint i = 0; i < n_members; i++) {
+    guint w = members[i];
+    CommView v;
+    if (w >= n || !pti_comm_view (parent, w, &v)) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "create '%s': member %u, world rank %u, is %s", what, i, w,
+                   w >= n ? "not a process" : "not in the parent communicator");
+      return NULL;
+    }
+    if (colour[w] == 0) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "create '%s': world rank %u is listed twice", what, w);
+      return NULL;
+    }
+    if (group != NO_GROUP && v.group != group) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "create '%s': world ranks %u and %u are in different communicators of '%s'; "
+                   "the members must be a group of one of them", what, members[0], w,
+                   parent->name);
+      return NULL;
+    }
+    group = v.group;
+    colour[w] = 0;
+    key[w] = (gint) i;
+  }
+  return pti_comm_split (ctx, parent, name, colour, key, error);
+}
+
+/* ---- point-to-point: the one message path --------------------------------------- */
+
+gboolean
+pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer, guint64 bytes,
+                 gint tag, guint context, PtiRequest *request, GError **error)
+{
+  PtiEngine *engine = pti_session_engine (pti_wsl_session (ctx));
+  gboolean ok;
+  if (kind == PTI_OP_PROBE) {
+    ok = pti_engine_add_probe (engine, rank, peer, tag, context, error);
+  } else if (kind == PTI_OP_ISEND || kind == PTI_OP_IRECV) {
+    guint32 r = 0;
+    ok = pti_engine_add_request (engine, kind, rank, peer, bytes, tag, context, &r, error);
+    *request = r;
+  } else {
+    ok = pti_engine_add_message (engine, kind, rank, peer, bytes, tag, context, error);
+  }
+  return ok && pti_wsl_appended (ctx, error);
+}
+
+gboolean
+pti_wsl_ssend (PtiContext *ctx, guint rank, guint peer, guint64 bytes, gint tag, guint context,
+               PtiRequest *request, GError **error)
+{
+  PtiEngine *engine = pti_session_engine (pti_wsl_session (ctx));
+  guint32 r = 0;
+  gboolean ok = pti_engine_add_ssend (engine, rank, peer, bytes, tag, context,
+                                      request ? &r : NULL, error);
+  if (request != NULL)
+    *request = r;
+  return ok && pti_wsl_appended (ctx, error);
+}
 
 static gboolean
 check_peer (const PtiComm *comm, const CommView *v, const char *what, guint rank, gboolean receive,
             guint peer, gint tag, GError **error)
 {
-  if (peer >= v->size && !(receive && peer == PTI_ANY_SOURCE)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "%s on rank %u: %s rank %u out of range (communicator '%s' of rank %u has %u "
-                 "ranks: 0 to %u)", what, rank, receive ? "source" : "destination", peer,
-                 comm->name, rank, v->size, v->size - 1);
+  if (peer >= v->size && !(receive && peer == PTI_ANY_SOURCE) && peer != PTI_PROC_NULL) {
+    if (v->members == NULL)
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s on rank %u: %s rank %u out of range (%u processes: ranks 0 to %u)",
+                   what, rank, receive ? "source" : "destination", peer, v->size, v->size - 1);
+    else
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s on rank %u: %s rank %u out of range (communicator '%s' of rank %u has "
+                   "%u ranks: 0 to %u)", what, rank, receive ? "source" : "destination", peer,
+                   comm->name, rank, v->size, v->size - 1);
     return FALSE;
   }
   if (tag < 0 && !(receive && tag == PTI_ANY_TAG)) {
@@ -280,58 +396,67 @@ world_of (const CommView *v, guint peer)
   return v->members ? v->members[peer] : peer;
 }
 
-/* kind: 0 send, 1 recv, 2 isend, 3 irecv */
+/* The point-to-point calls of the user's, on any communicator. */
+typedef enum {
+  P2P_SEND, P2P_RECV, P2P_ISEND, P2P_IRECV, P2P_SSEND, P2P_ISSEND, P2P_PROBE,
+} P2pKind;
+
+/* A point-to-point call of the user's, on any communicator (NULL: the
+ * world): checks the rank, the peer and the tag, makes nothing for a
+ * PTI_PROC_NULL peer (a request PTI_REQUEST_NULL), else appends it. */
 static gboolean
-p2p (PtiContext *ctx, const PtiComm *comm, guint kind, guint rank, guint peer, guint64 bytes,
+p2p (PtiContext *ctx, const PtiComm *comm, P2pKind kind, guint rank, guint peer, guint64 bytes,
      gint tag, PtiRequest *request, GError **error)
 {
-  static const char *const what[] = { "send", "recv", "isend", "irecv" };
+  static const char *const names[] = {
+    [P2P_SEND] = "send", [P2P_RECV] = "recv", [P2P_ISEND] = "isend", [P2P_IRECV] = "irecv",
+    [P2P_SSEND] = "ssend", [P2P_ISSEND] = "issend", [P2P_PROBE] = "probe",
+  };
+  static const PtiOpKind ops[] = {
+    [P2P_SEND] = PTI_OP_SEND, [P2P_RECV] = PTI_OP_RECV, [P2P_ISEND] = PTI_OP_ISEND,
+    [P2P_IRECV] = PTI_OP_IRECV, [P2P_PROBE] = PTI_OP_PROBE,
+  };
+  gboolean sync = kind == P2P_SSEND || kind == P2P_ISSEND;
+  gboolean receive = kind == P2P_RECV || kind == P2P_IRECV || kind == P2P_PROBE;
+  const char *what = names[kind];
+  /* The world, the common case: ranks are world ranks. */
+  if (G_LIKELY (comm == NULL) && G_LIKELY (pti_wsl_check_rank (ctx, what, rank, NULL))
+      && G_LIKELY (peer < ctx->n_procs && tag >= 0))
+    return sync ? pti_wsl_ssend (ctx, rank, peer, bytes, tag, PTI_COMM_WORLD, request, error)
+                : pti_wsl_message (ctx, ops[kind], rank, peer, bytes, tag, PTI_COMM_WORLD,
+                                   request, error);
   CommView v;
-  if (!pti_comm_check (ctx, comm, what[kind], rank, &v, error))
+  if (!pti_comm_check (ctx, comm, what, rank, &v, error))
     return FALSE;
   if (comm == NULL)
     comm = pti_comm_world (ctx);
-  if (!check_peer (comm, &v, what[kind], rank, kind & 1, peer, tag, error))
+  if (!check_peer (comm, &v, what, rank, receive, peer, tag, error))
     return FALSE;
-  PtiEngine *engine = pti_wsl_engine (ctx);
-  guint w = world_of (&v, peer);
-  guint cid = 2 * comm->id;
-  guint32 r = 0;
-  gboolean ok;
-  switch (kind) {
-  case 0: ok = pti_engine_add_send (engine, rank, w, bytes, tag, cid, error); break;
-  case 1: ok = pti_engine_add_recv (engine, rank, w, bytes, tag, cid, error); break;
-  case 2: ok = pti_engine_add_isend (engine, rank, w, bytes, tag, cid, &r, error); break;
-  default: ok = pti_engine_add_irecv (engine, rank, w, bytes, tag, cid, &r, error); break;
+  if (peer == PTI_PROC_NULL) {
+    /* MPI: "returns as soon as possible"; MPICH returns before any protocol
+     * or network work, with a request that is complete already. */
+    if (request != NULL)
+      *request = PTI_REQUEST_NULL;
+    return TRUE;
   }
-  if (ok && request != NULL)
-    *request = r;
-  return pti_wsl_appended (ctx, ok, error);
-}
-
-/* The world goes through the world-only calls, so that both behave the same. */
-static inline gboolean
-is_world (const PtiComm *comm)
-{
-  return comm == NULL || comm->group_of == NULL;
+  guint w = world_of (&v, peer);
+  return sync ? pti_wsl_ssend (ctx, rank, w, bytes, tag, 2 * comm->id, request, error)
+              : pti_wsl_message (ctx, ops[kind], rank, w, bytes, tag, 2 * comm->id, request,
+                                 error);
 }
 
 gboolean
 pti_mpi_send_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst, guint64 bytes,
                    gint tag, GError **error)
 {
-  if (is_world (comm) && (comm == NULL || comm->ctx == ctx))
-    return pti_mpi_send (ctx, rank, dst, bytes, tag, error);
-  return p2p (ctx, comm, 0, rank, dst, bytes, tag, NULL, error);
+  return p2p (ctx, comm, P2P_SEND, rank, dst, bytes, tag, NULL, error);
 }
 
 gboolean
 pti_mpi_recv_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src, guint64 bytes,
                    gint tag, GError **error)
 {
-  if (is_world (comm) && (comm == NULL || comm->ctx == ctx))
-    return pti_mpi_recv (ctx, rank, src, bytes, tag, error);
-  return p2p (ctx, comm, 1, rank, src, bytes, tag, NULL, error);
+  return p2p (ctx, comm, P2P_RECV, rank, src, bytes, tag, NULL, error);
 }
 
 gboolean
@@ -339,9 +464,7 @@ pti_mpi_isend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
                     gint tag, PtiRequest *request, GError **error)
 {
   g_return_val_if_fail (request != NULL, FALSE);
-  if (is_world (comm) && (comm == NULL || comm->ctx == ctx))
-    return pti_mpi_isend (ctx, rank, dst, bytes, tag, request, error);
-  return p2p (ctx, comm, 2, rank, dst, bytes, tag, request, error);
+  return p2p (ctx, comm, P2P_ISEND, rank, dst, bytes, tag, request, error);
 }
 
 gboolean
@@ -349,9 +472,116 @@ pti_mpi_irecv_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src,
                     gint tag, PtiRequest *request, GError **error)
 {
   g_return_val_if_fail (request != NULL, FALSE);
-  if (is_world (comm) && (comm == NULL || comm->ctx == ctx))
-    return pti_mpi_irecv (ctx, rank, src, bytes, tag, request, error);
-  return p2p (ctx, comm, 3, rank, src, bytes, tag, request, error);
+  return p2p (ctx, comm, P2P_IRECV, rank, src, bytes, tag, request, error);
+}
+
+gboolean
+pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
+{
+  return p2p (ctx, NULL, P2P_SEND, rank, dst, bytes, tag, NULL, error);
+}
+
+gboolean
+pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag, GError **error)
+{
+  return p2p (ctx, NULL, P2P_RECV, rank, src, bytes, tag, NULL, error);
+}
+
+gboolean
+pti_mpi_isend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+               PtiRequest *request, GError **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+  return p2p (ctx, NULL, P2P_ISEND, rank, dst, bytes, tag, request, error);
+}
+
+gboolean
+pti_mpi_irecv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
+               PtiRequest *request, GError **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+  return p2p (ctx, NULL, P2P_IRECV, rank, src, bytes, tag, request, error);
+}
+
+gboolean
+pti_mpi_ssend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst, guint64 bytes,
+                    gint tag, GError **error)
+{
+  return p2p (ctx, comm, P2P_SSEND, rank, dst, bytes, tag, NULL, error);
+}
+
+gboolean
+pti_mpi_issend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst, guint64 bytes,
+                     gint tag, PtiRequest *request, GError **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+  return p2p (ctx, comm, P2P_ISSEND, rank, dst, bytes, tag, request, error);
+}
+
+gboolean
+pti_mpi_probe_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src, gint tag,
+                    GError **error)
+{
+  return p2p (ctx, comm, P2P_PROBE, rank, src, 0, tag, NULL, error);
+}
+
+gboolean
+pti_mpi_ssend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
+{
+  return pti_mpi_ssend_comm (ctx, NULL, rank, dst, bytes, tag, error);
+}
+
+gboolean
+pti_mpi_issend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+                PtiRequest *request, GError **error)
+{
+  return pti_mpi_issend_comm (ctx, NULL, rank, dst, bytes, tag, request, error);
+}
+
+gboolean
+pti_mpi_probe (PtiContext *ctx, guint rank, guint src, gint tag, GError **error)
+{
+  return pti_mpi_probe_comm (ctx, NULL, rank, src, tag, error);
+}
+
+/* MPI_Sendrecv as MPICH makes it (MPIR_Sendrecv_impl): the receive posted,
+ * the send posted, both waited for. */
+gboolean
+pti_mpi_sendrecv_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                       guint64 send_bytes, gint send_tag, guint src, guint64 recv_bytes,
+                       gint recv_tag, GError **error)
+{
+  PtiRequest reqs[2];
+  return pti_mpi_irecv_comm (ctx, comm, rank, src, recv_bytes, recv_tag, &reqs[0], error)
+         && pti_mpi_isend_comm (ctx, comm, rank, dst, send_bytes, send_tag, &reqs[1], error)
+         && pti_mpi_waitall (ctx, rank, 2, reqs, error);
+}
+
+gboolean
+pti_mpi_sendrecv (PtiContext *ctx, guint rank, guint dst, guint64 send_bytes, gint send_tag,
+                  guint src, guint64 recv_bytes, gint recv_tag, GError **error)
+{
+  return pti_mpi_sendrecv_comm (ctx, NULL, rank, dst, send_bytes, send_tag, src, recv_bytes,
+                                recv_tag, error);
+}
+
+/* MPI_Sendrecv_replace: MPICH receives into a temporary buffer while it
+ * sends from the user's, so the traffic is a sendrecv's. */
+gboolean
+pti_mpi_sendrecv_replace_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                               gint send_tag, guint src, gint recv_tag, guint64 bytes,
+                               GError **error)
+{
+  return pti_mpi_sendrecv_comm (ctx, comm, rank, dst, bytes, send_tag, src, bytes, recv_tag,
+                                error);
+}
+
+gboolean
+pti_mpi_sendrecv_replace (PtiContext *ctx, guint rank, guint dst, gint send_tag, guint src,
+                          gint recv_tag, guint64 bytes, GError **error)
+{
+  return pti_mpi_sendrecv_replace_comm (ctx, NULL, rank, dst, send_tag, src, recv_tag, bytes,
+                                        error);
 }
 
 /* ---- matching collective calls ---------------------------------------------- */
@@ -372,7 +602,9 @@ static char *
 describe_call (const CollRecord *r, gboolean with_alg)
 {
   GString *s = g_string_new (pti_coll_kind_name (r->kind));
-  gboolean sized = r->kind != COLL_BARRIER && r->kind != COLL_ALLTOALLV;
+  CollKind k = COLL_BASE (r->kind);
+  gboolean sized = k != COLL_BARRIER && k != COLL_ALLTOALLV && k != COLL_GATHERV
+                   && k != COLL_SCATTERV;
   if (r->root != NO_ROOT || sized || with_alg) {
     const char *sep = " (";
     if (r->root != NO_ROOT) {
@@ -435,7 +667,8 @@ pti_coll_record (PtiContext *ctx, PtiCollState *st, PtiComm *comm, const CommVie
   }
   guint64 position = comm->calls[world_rank];
   CollRecord mine = {
-    .bytes = (kind == COLL_BARRIER || kind == COLL_ALLTOALLV) ? 0 : bytes,
+    .bytes = (COLL_BASE (kind) == COLL_BARRIER || COLL_BASE (kind) == COLL_ALLTOALLV
+              || COLL_BASE (kind) == COLL_GATHERV || COLL_BASE (kind) == COLL_SCATTERV) ? 0 : bytes,
     .root = root, .line = st->site_line, .remaining = view->size - 1, .first = view->rank,
     .kind = kind, .alg = alg,
   };
@@ -477,8 +710,9 @@ pti_coll_record (PtiContext *ctx, PtiCollState *st, PtiComm *comm, const CommVie
 /* The first group of @comm whose members did not all make the same number
  * of calls: names the call some never make and them. */
 static gboolean
-check_comm_complete (const PtiCollState *st, PtiComm *comm, GError **error)
+check_comm_complete (PtiContext *ctx, const PtiCollState *st, PtiComm *comm, GError **error)
 {
+  PtiEngine *engine = pti_session_engine (pti_wsl_session (ctx));
   if (comm->calls == NULL)
     return TRUE;
   for (guint g = 0; g < comm->n_groups; g++) {
@@ -493,16 +727,21 @@ check_comm_complete (const PtiCollState *st, PtiComm *comm, GError **error)
     g_autoptr (GString) missing = g_string_new (NULL);
     guint n_missing = 0;
     guint64 fewest = G_MAXUINT64;
+    gboolean certain = FALSE;
     for (guint i = 0; i < size; i++) {
       guint w = members ? members[i] : i;
       if (comm->calls[w] > position)
         continue;
+      /* Missing for sure only once the rank has nothing more to give. */
+      certain = certain || pti_engine_rank_complete (engine, w);
       fewest = MIN (fewest, comm->calls[w]);
       if (n_missing++ < 8) {
         g_autofree char *who = pti_comm_describe_rank (comm, &view, i);
         g_string_append_printf (missing, "%s%s", n_missing > 1 ? ", " : "", who);
       }
     }
+    if (!certain)
+      continue;
     if (n_missing > 8)
       g_string_append_printf (missing, " and %u more", n_missing - 8);
     g_autofree char *call = describe_call (r, FALSE);
@@ -523,13 +762,33 @@ check_comm_complete (const PtiCollState *st, PtiComm *comm, GError **error)
 gboolean
 pti_coll_check_complete (PtiContext *ctx, GError **error)
 {
-  PtiCollState *st = *pti_wsl_coll_state (ctx);
+  PtiCollState *st = ctx->coll;
   if (st == NULL)
     return TRUE;
-  if (!check_comm_complete (st, st->world, error))
+  if (!check_comm_complete (ctx, st, st->world, error))
     return FALSE;
   for (guint i = 0; i < st->splits->len; i++)
-    if (!check_comm_complete (st, g_ptr_array_index (st->splits, i), error))
+    if (!check_comm_complete (ctx, st, g_ptr_array_index (st->splits, i), error))
       return FALSE;
+  if (st->nbc != NULL && g_hash_table_size (st->nbc) > 0) {
+    /* the lowest rank's first: the same message every run */
+    const guint64 *first = NULL;
+    const NbcRecord *rec = NULL;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init (&it, st->nbc);
+    while (g_hash_table_iter_next (&it, &key, &value))
+      if (first == NULL || *(const guint64 *) key < *first) {
+        first = key;
+        rec = value;
+      }
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: request %u, a non-blocking %s (call #%" G_GUINT64_FORMAT " on "
+                 "communicator '%s'), is never completed by a wait (%u such request%s in all)",
+                 rec->world_rank, (guint32) *first, pti_coll_kind_name (rec->kind | COLL_NB),
+                 rec->call + 1, rec->comm->name, g_hash_table_size (st->nbc),
+                 g_hash_table_size (st->nbc) == 1 ? "" : "s");
+    return FALSE;
+  }
   return TRUE;
 }

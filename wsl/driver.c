@@ -2,11 +2,15 @@
  * exit codes, progress on a terminal, the human summary and the JSON report.
  *
  * Exit codes: 0 ok, 2 usage, 3 invalid input (bad XML, schema, expression,
- * unknown model, deadlock), 1 anything else (I/O while writing, ...). */
+ * unknown model, deadlock), 4 a performance assertion failed (the report is
+ * complete), 1 anything else (I/O while writing, ...). */
 #include "pti-config.h"
 #include "wsl-private.h"
+#include "replay.h"
 
 #include "registry.h"
+#include "replay-capture.h"
+#include "xml.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-enum { EXIT_USAGE = 2, EXIT_INVALID = 3 };
+enum { EXIT_USAGE = 2, EXIT_INVALID = 3, EXIT_ASSERTION = 4 };
 
 static int
 exit_code_for (const GError *error)
@@ -73,13 +77,79 @@ static void
 json_number (GString *s, double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append (s, isfinite (v) ? g_ascii_formatd (buf, sizeof buf, "%.12g", v) : "null");
+  g_string_append (s, isfinite (v) ? g_ascii_formatd (buf, sizeof buf, "%.17g", v) : "null");
 }
 
 typedef struct {
   double build_s, evaluate_s, wall_s;
   guint64 rss;
+  PtiSourceFormat format;       /* of the workload argument (ptieval), else UNKNOWN */
+  const PtiReplayNotes *notes;  /* what a replayed trace held that was not replayed */
 } RunFigures;
+
+static PtiPhaseTotals
+phase_totals (PtiContext *ctx, guint phase)
+{
+  PtiPhaseTotals t;
+  pti_phase_totals (pti_session_engine (pti_wsl_session (ctx)), phase, &t);
+  return t;
+}
+
+static void
+json_phases (GString *s, PtiContext *ctx)
+{
+  guint n = pti_result_n_phases (ctx);
+  g_string_append (s, ", \"phases\": [");
+  for (guint i = 0; i < n; i++) {
+    PtiPhaseTotals t = phase_totals (ctx, i);
+    g_string_append (s, i ? ", {\"name\": " : "{\"name\": ");
+    json_string (s, pti_result_phase_name (ctx, i));
+    g_string_append (s, ", \"time_max_s\": ");
+    json_number (s, t.time);
+    g_string_append (s, ", \"compute_max_s\": ");
+    json_number (s, t.compute);
+    g_string_append (s, ", \"comm_max_s\": ");
+    json_number (s, t.comm);
+    g_string_append (s, ", \"wait_max_s\": ");
+    json_number (s, t.wait);
+    g_string_append_printf (s, ", \"messages\": %" G_GUINT64_FORMAT ", \"bytes\": %"
+                            G_GUINT64_FORMAT ", \"entries_max\": %" G_GUINT64_FORMAT
+                            ", \"ranks\": %u}", t.messages, t.bytes, t.entries, t.ranks);
+  }
+  g_string_append (s, "]");
+}
+
+static void
+json_assertions (GString *s, PtiContext *ctx)
+{
+  guint n = pti_result_n_assertions (ctx);
+  g_string_append_printf (s, ", \"assertions_failed\": %u, \"assertions\": [",
+                          pti_result_assertions_failed (ctx));
+  for (guint i = 0; i < n; i++) {
+    PtiAssertionResult a;
+    if (!pti_result_assertion (ctx, i, &a))
+      continue;
+    g_string_append (s, i ? ", {\"name\": " : "{\"name\": ");
+    json_string (s, a.name);
+    g_string_append (s, ", \"test\": ");
+    json_string (s, a.test);
+    g_string_append (s, ", \"origin\": ");
+    if (a.origin != NULL)
+      json_string (s, a.origin);
+    else
+      g_string_append (s, "null");
+    g_string_append_printf (s, ", \"passed\": %s, \"values\": {", a.passed ? "true" : "false");
+    for (guint v = 0; v < a.n_values; v++) {
+      if (v)
+        g_string_append (s, ", ");
+      json_string (s, a.value_names[v]);
+      g_string_append (s, ": ");
+      json_number (s, a.values[v]);
+    }
+    g_string_append (s, "}}");
+  }
+  g_string_append (s, "]");
+}
 
 static void
 print_json (PtiContext *ctx, const char *system_file, const char *workload, const RunFigures *f)
@@ -102,7 +172,27 @@ print_json (PtiContext *ctx, const char *system_file, const char *workload, cons
   json_number (s, f->evaluate_s);
   g_string_append (s, ", \"events_per_s\": ");
   json_number (s, f->wall_s > 0 ? events / f->wall_s : NAN);
-  g_string_append_printf (s, ", \"peak_rss_bytes\": %" G_GUINT64_FORMAT ", \"per_process\": [", f->rss);
+  guint64 evaluated = 0, derived = 0;
+  pti_wsl_repetition_figures (ctx, &evaluated, &derived);
+  g_string_append_printf (s, ", \"repetitions\": {\"evaluated\": %" G_GUINT64_FORMAT
+                          ", \"derived\": %" G_GUINT64_FORMAT "}", evaluated, derived);
+  g_string_append_printf (s, ", \"peak_rss_bytes\": %" G_GUINT64_FORMAT, f->rss);
+  if (f->format != PTI_SOURCE_UNKNOWN && f->format != PTI_SOURCE_WORKLOAD_XML) {
+    g_string_append (s, ", \"workload_format\": ");
+    json_string (s, pti_source_format_name (f->format));
+  }
+  g_string_append (s, ", \"not_replayed\": [");
+  for (guint i = 0; i < pti_replay_notes_len (f->notes); i++) {
+    const char *what, *why;
+    guint64 count;
+    pti_replay_notes_get (f->notes, i, &what, &why, &count);
+    g_string_append (s, i ? ", {\"what\": " : "{\"what\": ");
+    json_string (s, what);
+    g_string_append_printf (s, ", \"count\": %" G_GUINT64_FORMAT ", \"why\": ", count);
+    json_string (s, why);
+    g_string_append_c (s, '}');
+  }
+  g_string_append (s, "], \"per_process\": [");
   for (guint r = 0; r < n; r++) {
     PtiProcessResult pr;
     pti_result_process (ctx, r, &pr);
@@ -116,8 +206,48 @@ print_json (PtiContext *ctx, const char *system_file, const char *workload, cons
     json_number (s, pr.wait);
     g_string_append_printf (s, ", \"events\": %" G_GUINT64_FORMAT "}", pr.events);
   }
-  g_string_append (s, "]}\n");
+  g_string_append (s, "]");
+  json_phases (s, ctx);
+  json_assertions (s, ctx);
+  g_string_append (s, "}\n");
   fputs (s->str, stdout);
+}
+
+static void
+print_phases (PtiContext *ctx)
+{
+  guint n = pti_result_n_phases (ctx);
+  if (n == 0)
+    return;
+  printf ("\n%-20s %14s %14s %14s %14s %10s %14s %8s %6s\n", "phase (max over ranks)", "time (s)",
+          "compute (s)", "comm (s)", "wait (s)", "messages", "bytes", "entries", "ranks");
+  for (guint i = 0; i < n; i++) {
+    PtiPhaseTotals t = phase_totals (ctx, i);
+    printf ("%-20s %14.9f %14.9f %14.9f %14.9f %10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
+            " %8" G_GUINT64_FORMAT " %6u\n", pti_result_phase_name (ctx, i), t.time, t.compute,
+            t.comm, t.wait, t.messages, t.bytes, t.entries, t.ranks);
+  }
+}
+
+static void
+print_assertions (const PtiContext *ctx)
+{
+  guint n = pti_result_n_assertions (ctx);
+  if (n == 0)
+    return;
+  guint failed = pti_result_assertions_failed (ctx);
+  printf ("\nassertions: %u passed, %u failed\n", n - failed, failed);
+  for (guint i = 0; i < n; i++) {
+    PtiAssertionResult a;
+    if (!pti_result_assertion (ctx, i, &a))
+      continue;
+    printf ("  %s %s: %s", a.passed ? "pass" : "FAIL", a.name, a.test);
+    for (guint v = 0; v < a.n_values; v++)
+      printf ("%s%s = %.9g", v ? ", " : "   with ", a.value_names[v], a.values[v]);
+    if (a.origin != NULL)
+      printf ("   (%s)", a.origin);
+    printf ("\n");
+  }
 }
 
 static void
@@ -126,10 +256,30 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
   guint n = pti_context_get_processes (ctx);
   guint64 events = pti_result_events (ctx);
   double t = pti_result_time (ctx);
-  printf ("pti %s: workload %s on system %s (%s)\n", PTI_VERSION, workload,
-          pti_wsl_system_name (ctx), system_file);
+  /* Both by their names, with the file each came from (a C workload
+   * program has no file: its name is the program's). */
+  const char *name = pti_wsl_workload_name (ctx);
+  if (strcmp (name, workload) == 0)
+    printf ("pti %s: workload %s on system %s (%s)\n", PTI_VERSION, name,
+            pti_wsl_system_name (ctx), system_file);
+  else
+    printf ("pti %s: workload %s (%s) on system %s (%s)\n", PTI_VERSION, name, workload,
+            pti_wsl_system_name (ctx), system_file);
+  if (f->format != PTI_SOURCE_UNKNOWN && f->format != PTI_SOURCE_WORKLOAD_XML)
+    printf ("replayed: %s\n", pti_source_format_name (f->format));
   printf ("predicted time: %.9f s\n", t);
-  printf ("events: %" G_GUINT64_FORMAT ", processes: %u\n\n", events, n);
+  printf ("events: %" G_GUINT64_FORMAT ", processes: %u\n", events, n);
+  guint64 evaluated = 0, derived = 0;
+  pti_wsl_repetition_figures (ctx, &evaluated, &derived);
+  if (evaluated + derived > 0) {
+    printf ("repetitions: %" G_GUINT64_FORMAT " evaluated through the models, %" G_GUINT64_FORMAT
+            " derived from a state proven periodic (equal to evaluating them, to rounding)\n",
+            evaluated, derived);
+    const char *note = pti_session_repetition_note (pti_wsl_session (ctx));
+    if (note != NULL)
+      printf ("repetitions: %s\n", note);
+  }
+  printf ("\n");
   printf ("%6s %14s %14s %14s %14s %10s\n", "rank", "end (s)", "compute (s)", "comm (s)",
           "wait (s)", "events");
   double tc = 0, tm = 0, tw = 0;
@@ -151,6 +301,17 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
   if (n > 0 && t > 0)
     printf ("%6s %14s %13.1f%% %13.1f%% %13.1f%%   (share of %u x predicted time)\n", "all", "",
             100 * tc / (n * t), 100 * tm / (n * t), 100 * tw / (n * t), n);
+  print_phases (ctx);
+  print_assertions (ctx);
+  if (pti_replay_notes_len (f->notes) > 0) {
+    printf ("\nnot replayed (in the trace, left out of the prediction):\n");
+    for (guint i = 0; i < pti_replay_notes_len (f->notes); i++) {
+      const char *what, *why;
+      guint64 count;
+      pti_replay_notes_get (f->notes, i, &what, &why, &count);
+      printf ("  %-28s %10" G_GUINT64_FORMAT "  %s\n", what, count, why);
+    }
+  }
   printf ("\nevaluation: %.3f s wall (build %.3f s, evaluate %.3f s), %.0f events/s, peak memory %.1f MiB\n",
           f->wall_s, f->build_s, f->evaluate_s, f->wall_s > 0 ? events / f->wall_s : 0.0,
           f->rss / 1048576.0);
@@ -164,9 +325,11 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
  * has lasted PTI_PROGRESS_DELAY seconds (0.5 by default), so short runs
  * never flicker, and is redrawn at most every REFRESH_US.  The WSL calls
  * progress_update every PROGRESS_EVERY device uses while the workload is
- * built (done = total = 0: the driver counts the events itself, rarely) and
- * every PROGRESS_EVERY engine steps while it is evaluated; reading the clock
- * there costs nothing next to 65536 events. */
+ * pushed before the evaluation (done = total = 0: the driver counts the
+ * events itself, rarely) and every PROGRESS_EVERY engine steps while it is
+ * evaluated (total = 0 when a source gives the workload as the evaluation
+ * goes: no percentage then); reading the clock there costs nothing next to
+ * 65536 events. */
 
 #define PROGRESS_EVERY (1u << 16)
 #define REFRESH_US (G_USEC_PER_SEC / 4)
@@ -229,15 +392,22 @@ progress_update (guint64 done, guint64 total, double sim_time, gpointer data)
   } else {
     double elapsed = (now - p->eval_start) / 1e6;
     double per_s = elapsed > 0 ? done / elapsed : 0;
-    format_count (events, sizeof events, (double) total);
     format_count (rate, sizeof rate, per_s);
-    int n = g_snprintf (line, sizeof line,
-                        "%s: evaluating: %.0f%% of %s events, simulated %.6g s, %s events/s",
-                        p->program, total ? 100.0 * done / total : 100.0, events, sim_time, rate);
-    if (per_s > 0 && done < total && n > 0 && (gsize) n < sizeof line) {
-      char left[32];
-      format_duration (left, sizeof left, (total - done) / per_s);
-      g_snprintf (line + n, sizeof line - n, ", %s left", left);
+    if (total == 0) {
+      /* Pulled from a source as the evaluation goes: no total to compare with. */
+      format_count (events, sizeof events, (double) done);
+      g_snprintf (line, sizeof line, "%s: evaluating: %s events, simulated %.6g s, %s events/s",
+                  p->program, events, sim_time, rate);
+    } else {
+      format_count (events, sizeof events, (double) total);
+      int n = g_snprintf (line, sizeof line,
+                          "%s: evaluating: %.0f%% of %s events, simulated %.6g s, %s events/s",
+                          p->program, 100.0 * done / total, events, sim_time, rate);
+      if (per_s > 0 && done < total && n > 0 && (gsize) n < sizeof line) {
+        char left[32];
+        format_duration (left, sizeof left, (total - done) / per_s);
+        g_snprintf (line + n, sizeof line - n, ", %s left", left);
+      }
     }
   }
   /* A line longer than the terminal would wrap, and "\r" would then only
@@ -280,23 +450,36 @@ progress_wanted (gboolean json, gboolean no_progress, gint64 *delay)
   return TRUE;
 }
 
+/* A changes file may hold a long sensor log, not gigabytes. */
+#define CHANGES_FILE_MAX ((gsize) 1 << 30)
+
 gboolean
 pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
+  gsize len = 0;
   GError *local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "cannot read changes file: %s", local->message);
-    g_error_free (local);
+  if (!pti_file_read (path, CHANGES_FILE_MAX, &text, &len, &local)) {
+    if (local->code == PTI_ERROR_IO)
+      g_prefix_error (&local, "cannot read changes file: ");
+    g_propagate_error (error, local);
     return FALSE;
   }
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++) {
-    g_autofree char *origin = g_strdup_printf ("%s:%u", path, i + 1);
-    char *hash = strchr (lines[i], '#');
+  /* Line by line over the bytes read, so that a NUL byte is found (a
+   * string function would stop at it and drop the rest of the file). */
+  guint number = 0;
+  for (gsize start = 0; start < len;) {
+    const char *nl = memchr (text + start, '\n', len - start);
+    gsize end = nl != NULL ? (gsize) (nl - text) : len;
+    g_autofree char *origin = g_strdup_printf ("%s:%u", path, ++number);
+    if (!pti_text_check (text + start, (gssize) (end - start), PTI_WSL_TEXT_MAX, origin, error))
+      return FALSE;
+    g_autofree char *line = g_strndup (text + start, end - start);
+    start = end + 1;
+    char *hash = strchr (line, '#');
     if (hash != NULL)
       *hash = '\0';
-    g_auto (GStrv) words = g_strsplit_set (g_strstrip (lines[i]), " \t\r", -1);
+    g_auto (GStrv) words = g_strsplit_set (g_strstrip (line), " \t\r", -1);
     guint n = 0;
     for (guint w = 0; words[w] != NULL; w++)   /* drop the empty words runs of blanks make */
       if (words[w][0] != '\0')
@@ -314,9 +497,9 @@ pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
     }
     /* a bare number is in seconds */
     double t;
-    char *end = NULL;
-    t = g_ascii_strtod (words[0], &end);
-    if (end == words[0] || *end != '\0') {
+    char *stop = NULL;
+    t = g_ascii_strtod (words[0], &stop);
+    if (stop == words[0] || *stop != '\0') {
       if (!pti_parse_time (words[0], &t, &local)) {
         g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: time %s", origin, local->message);
         g_error_free (local);
@@ -380,11 +563,24 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
-  const char *args = d->workload_file ? "SYSTEM.xml WORKLOAD.xml" : "SYSTEM.xml";
+  /* Every argument is text before GLib or anything else reads it (file
+   * names too: they are printed and written into traces and JSON). */
+  for (int i = 1; i < argc; i++) {
+    g_autofree char *what = g_strdup_printf ("argument %d", i);
+    g_autoptr (GError) local = NULL;
+    if (!pti_text_check (argv[i], -1, PTI_WSL_TEXT_MAX, what, &local)) {
+      fprintf (stderr, "%s: error: %s (see --help)\n", d->program, local->message);
+      return EXIT_USAGE;
+    }
+  }
+  const char *args = d->workload_file ? "SYSTEM.xml WORKLOAD" : "SYSTEM.xml";
   g_autoptr (GOptionContext) oc = g_option_context_new (args);
   g_option_context_add_main_entries (oc, entries, NULL);
   g_option_context_set_summary (oc, d->workload_file
-    ? "Predict the execution time of WORKLOAD (schemas/workload.xsd) on the system SYSTEM (an HMC file, schemas/hmc.xsd)."
+    ? "Predict the execution time of WORKLOAD on the system SYSTEM (an HMC file, schemas/hmc.xsd).  "
+      "WORKLOAD is a workload file (schemas/workload.xsd) or a trace to replay, recognised by its content: "
+      "a SimGrid time-independent trace (an index of per-rank action files, or one action file) or a "
+      "Dimemas .dim trace (wsl/REPLAY.md)."
     : "Predict the execution time of this workload program on the system SYSTEM (an HMC file, schemas/hmc.xsd).");
   g_option_context_set_description (oc,
     "Exit status: 0 ok, 2 usage error, 3 invalid input (XML, schema, expression, model, deadlock), "
@@ -457,8 +653,17 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   gboolean show = progress_wanted (json, no_progress, &progress.delay);
   if (show)
     pti_wsl_set_progress (ctx, progress_update, &progress, PROGRESS_EVERY);
-  gboolean built = d->workload_file ? pti_workload_file_build (ctx, workload_file, &error)
-                                    : d->build (ctx, d->user_data, &error);
+  g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
+  PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
+  gboolean built;
+  if (!d->workload_file) {
+    built = d->build (ctx, d->user_data, &error);
+  } else if (pti_capture_looks_like (workload_file)) {
+    format = PTI_SOURCE_CAPTURE;
+    built = pti_capture_replay_build (ctx, workload_file, &error);
+  } else {
+    built = pti_workload_build (ctx, workload_file, notes, &format, &error);
+  }
   gint64 t1 = g_get_monotonic_time ();
   progress.eval_start = t1;
   gboolean ok = built && pti_evaluate (ctx, &error);
@@ -468,12 +673,20 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   gint64 t2 = g_get_monotonic_time ();
 
   RunFigures f = { .build_s = (t1 - t0) / 1e6, .evaluate_s = (t2 - t1) / 1e6,
-                   .wall_s = (t2 - t0) / 1e6, .rss = peak_rss_bytes () };
+                   .wall_s = (t2 - t0) / 1e6, .rss = peak_rss_bytes (), .format = format,
+                   .notes = notes };
   const char *workload = workload_file ? workload_file : d->workload_name;
   if (json)
     print_json (ctx, system_file, workload, &f);
   else
     print_summary (ctx, system_file, workload, &f);
+  guint failed = pti_result_assertions_failed (ctx);
+  if (failed > 0) {
+    fflush (stdout);   /* the report first, then why the exit status is 4 */
+    fprintf (stderr, "%s: %u performance assertion%s failed\n", d->program, failed,
+             failed == 1 ? "" : "s");
+    return EXIT_ASSERTION;
+  }
   return 0;
 }
 

@@ -15,6 +15,8 @@
 #include "wsl-private.h"
 
 #include "xml.h"
+#include "coll-private.h"
+#include "expr-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,12 +29,19 @@
 typedef enum {
   ST_LET, ST_FOR, ST_IF, ST_USE, ST_SEND, ST_RECV, ST_BARRIER, ST_BCAST, ST_ALLREDUCE,
   ST_ISEND, ST_IRECV, ST_WAIT, ST_WAITALL, ST_WAITANY, ST_REPEAT, ST_EVALUATE,
-  ST_REDUCE, ST_GATHER, ST_SCATTER, ST_ALLGATHER, ST_ALLTOALL, ST_ALLTOALLV,
+  ST_REDUCE, ST_GATHER, ST_SCATTER, ST_ALLGATHER, ST_ALLTOALL, ST_ALLTOALLV, ST_PHASE,
+  ST_USE_TIME, ST_USE_FLOPS, ST_SSEND, ST_ISSEND, ST_PROBE, ST_SENDRECV,
+  ST_SCAN, ST_EXSCAN, ST_REDUCE_SCATTER, ST_REDUCE_SCATTER_BLOCK, ST_GATHERV, ST_SCATTERV,
+  ST_ALLGATHERV,
 } StmtKind;
 
 typedef struct {
   const char *attr;             /* static: the attribute it came from */
   PtiExpr *expr;
+  gboolean constant;            /* the expression folded to a number: value */
+  gboolean name;                /* the expression is a bare name: slot */
+  double value;
+  guint slot;
 } Arg;
 
 typedef struct Stmt Stmt;
@@ -49,21 +58,29 @@ struct Stmt {
   guint slot;                   /* ST_LET, ST_FOR: the variable; ST_ISEND, ST_IRECV:
                                  * the request variable if has_slot */
   gboolean has_slot;
+  gboolean simple;              /* run by run_stmt alone (no block, no repetition) */
   gboolean any_source;          /* receives: from="any" */
   gboolean any_tag;             /* receives: tag="any" */
-  Arg arg[3];                   /* by kind: see compile_stmt */
+  gboolean null_to, null_from;  /* to="null", from="null": PTI_PROC_NULL */
+  gboolean nonblocking;         /* collectives: <iallreduce> and the like */
+  gboolean has_req;             /* ... with request="name": its variable */
+  guint req_slot;
+  Arg arg[6];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
   PtiComm *comm;                /* messages and collectives: comm="...", NULL for the world */
-  Block body;                   /* ST_FOR, ST_REPEAT; ST_IF when true */
+  char *phase;                  /* ST_PHASE: its name */
+  Block body;                   /* ST_FOR, ST_REPEAT, ST_PHASE; ST_IF when true */
   Block orelse;                 /* ST_IF when false */
 };
 
 typedef struct {
   PtiContext *ctx;
   PtiSymbols *symbols;
-  const char *file;             /* as given, for messages */
+  char *file;                   /* as given, for messages */
   GHashTable *ruds;             /* name -> PtiRud (owned) */
   GHashTable *constants;        /* parameter and derived names (owned) */
+  GHashTable *fixed;            /* slots of the names fixed for good: parameters,
+                                 * derived values, nprocs (folded into expressions) */
   GArray     *var_slots;        /* slots of program variables, unique */
   guint slot_rank;
   guint rank;                   /* while running */
@@ -145,12 +162,20 @@ block_clear (Block *b)
       for (guint j = 0; j < G_N_ELEMENTS (st->arg); j++)
         pti_expr_free (st->arg[j].expr);
       pti_rud_unref (st->rud);
+      g_free (st->phase);
       block_clear (&st->body);
       block_clear (&st->orelse);
     }
   g_free (b->items);
   b->items = NULL;
   b->n = 0;
+}
+
+static gboolean
+is_fixed (guint slot, gpointer data)
+{
+  const Loader *ld = data;
+  return g_hash_table_contains (ld->fixed, GUINT_TO_POINTER (slot));
 }
 
 /* Compiles attribute @attr of @node into @a.  A missing optional attribute
@@ -162,6 +187,7 @@ compile_attr (Loader *ld, const xmlNode *node, const char *attr, gboolean requir
 {
   a->attr = attr;
   a->expr = NULL;
+  a->constant = FALSE;
   g_autofree char *text = pti_xml_attr (node, attr);
   if (text == NULL)
     {
@@ -169,7 +195,12 @@ compile_attr (Loader *ld, const xmlNode *node, const char *attr, gboolean requir
         return pti_node_error (error, node, "the %s attribute is required", attr);
       return TRUE;
     }
-  a->expr = pti_expr_compile (text, ld->symbols, error);
+  a->expr = pti_expr_compile_folded (text, ld->symbols, is_fixed, ld, error);
+  if (a->expr != NULL)
+    {
+      a->constant = pti_expr_is_constant (a->expr, &a->value) && isfinite (a->value);
+      a->name = pti_expr_is_name (a->expr, &a->slot);
+    }
   if (a->expr == NULL)
     {
       g_prefix_error (error, "%s:%ld: <%s %s=\"%s\">: ", ld->file, xmlGetLineNo (node),
@@ -202,10 +233,50 @@ variable_slot (Loader *ld, const xmlNode *node, const char *attr, guint *slot, G
 
 static gboolean compile_block (Loader *ld, xmlNode *first, Block *out, GError **error);
 
+/* The collectives with a non-blocking form: <iNAME> is NAME's, plus an
+ * optional request="variable"; its statement kind, and the collective. */
+static const struct {
+  const char *element;          /* "iallreduce" */
+  StmtKind kind;
+  CollKind coll;
+} nb_collectives[] = {
+  { "ibarrier", ST_BARRIER, COLL_BARRIER }, { "ibcast", ST_BCAST, COLL_BCAST },
+  { "ireduce", ST_REDUCE, COLL_REDUCE }, { "iallreduce", ST_ALLREDUCE, COLL_ALLREDUCE },
+  { "igather", ST_GATHER, COLL_GATHER }, { "iscatter", ST_SCATTER, COLL_SCATTER },
+  { "iallgather", ST_ALLGATHER, COLL_ALLGATHER }, { "ialltoall", ST_ALLTOALL, COLL_ALLTOALL },
+  { "ialltoallv", ST_ALLTOALLV, COLL_ALLTOALLV }, { "iscan", ST_SCAN, COLL_SCAN },
+  { "iexscan", ST_EXSCAN, COLL_EXSCAN },
+  { "ireduce_scatter", ST_REDUCE_SCATTER, COLL_REDUCE_SCATTER },
+  { "ireduce_scatter_block", ST_REDUCE_SCATTER_BLOCK, COLL_REDUCE_SCATTER_BLOCK },
+  { "igatherv", ST_GATHERV, COLL_GATHERV }, { "iscatterv", ST_SCATTERV, COLL_SCATTERV },
+  { "iallgatherv", ST_ALLGATHERV, COLL_ALLGATHERV },
+};
+
+static gboolean compile_stmt_as (Loader *ld, xmlNode *node, const char *name, Stmt *st,
+                                 GError **error);
+
 static gboolean
 compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
 {
   const char *name = (const char *) node->name;
+  for (guint i = 0; i < G_N_ELEMENTS (nb_collectives); i++)
+    if (strcmp (name, nb_collectives[i].element) == 0)
+      {
+        if (!compile_stmt_as (ld, node, name + 1, st, error))
+          return FALSE;
+        st->nonblocking = TRUE;
+        st->element = nb_collectives[i].element;
+        if (!xmlHasProp (node, (const xmlChar *) "request"))
+          return TRUE;
+        st->has_req = TRUE;
+        return variable_slot (ld, node, "request", &st->req_slot, error);
+      }
+  return compile_stmt_as (ld, node, name, st, error);
+}
+
+static gboolean
+compile_stmt_as (Loader *ld, xmlNode *node, const char *name, Stmt *st, GError **error)
+{
   st->line = xmlGetLineNo (node);
 
   if (strcmp (name, "let") == 0 || strcmp (name, "set") == 0)
@@ -264,30 +335,67 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
       st->rud = pti_rud_ref (r);
       return TRUE;
     }
-  if (strcmp (name, "send") == 0 || strcmp (name, "recv") == 0
-      || strcmp (name, "isend") == 0 || strcmp (name, "irecv") == 0)
+  if (strcmp (name, "use_time") == 0 || strcmp (name, "use_flops") == 0)
     {
-      gboolean nonblocking = name[0] == 'i';
-      gboolean send = name[nonblocking] == 's';
-      st->kind = nonblocking ? (send ? ST_ISEND : ST_IRECV) : (send ? ST_SEND : ST_RECV);
-      st->element = nonblocking ? (send ? "isend" : "irecv") : (send ? "send" : "recv");
-      if (!send)
-        {
-          /* "any" is a wildcard, not a name: MPI_ANY_SOURCE, MPI_ANY_TAG */
-          g_autofree char *from = pti_xml_attr (node, "from");
-          g_autofree char *tag = pti_xml_attr (node, "tag");
-          st->any_source = g_strcmp0 (from, "any") == 0;
-          st->any_tag = g_strcmp0 (tag, "any") == 0;
-        }
+      gboolean flops = name[4] == 'f';
+      st->kind = flops ? ST_USE_FLOPS : ST_USE_TIME;
+      st->element = flops ? "use_flops" : "use_time";
+      return compile_attr (ld, node, flops ? "flops" : "seconds", TRUE, &st->arg[0], error);
+    }
+  if (strcmp (name, "send") == 0 || strcmp (name, "recv") == 0
+      || strcmp (name, "isend") == 0 || strcmp (name, "irecv") == 0
+      || strcmp (name, "ssend") == 0 || strcmp (name, "issend") == 0
+      || strcmp (name, "probe") == 0)
+    {
+      static const struct { const char *name; StmtKind kind; } kinds[] = {
+        { "send", ST_SEND }, { "recv", ST_RECV }, { "isend", ST_ISEND }, { "irecv", ST_IRECV },
+        { "ssend", ST_SSEND }, { "issend", ST_ISSEND }, { "probe", ST_PROBE },
+      };
+      for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+        if (strcmp (name, kinds[i].name) == 0)
+          {
+            st->kind = kinds[i].kind;
+            st->element = kinds[i].name;
+          }
+      gboolean send = st->kind == ST_SEND || st->kind == ST_ISEND || st->kind == ST_SSEND
+                      || st->kind == ST_ISSEND;
+      gboolean nonblocking = st->kind == ST_ISEND || st->kind == ST_IRECV || st->kind == ST_ISSEND;
+      /* "any" and "null" are not names: MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL */
+      g_autofree char *peer = pti_xml_attr (node, send ? "to" : "from");
+      g_autofree char *tag = pti_xml_attr (node, "tag");
+      st->any_source = !send && g_strcmp0 (peer, "any") == 0;
+      st->any_tag = !send && g_strcmp0 (tag, "any") == 0;
+      *(send ? &st->null_to : &st->null_from) = g_strcmp0 (peer, "null") == 0;
       if (nonblocking && xmlHasProp (node, (const xmlChar *) "request"))
         {
           st->has_slot = TRUE;
           if (!variable_slot (ld, node, "request", &st->slot, error))
             return FALSE;
         }
-      return (st->any_source || compile_attr (ld, node, send ? "to" : "from", TRUE, &st->arg[0], error))
-             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error)
+      return (st->any_source || st->null_to || st->null_from
+              || compile_attr (ld, node, send ? "to" : "from", TRUE, &st->arg[0], error))
+             && (st->kind == ST_PROBE || compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error))
              && (st->any_tag || compile_attr (ld, node, "tag", FALSE, &st->arg[2], error));
+    }
+  if (strcmp (name, "sendrecv") == 0)
+    {
+      /* arguments: to, bytes, tag, from, recv_bytes (default bytes), recv_tag (default tag) */
+      st->kind = ST_SENDRECV;
+      st->element = "sendrecv";
+      g_autofree char *to = pti_xml_attr (node, "to");
+      g_autofree char *from = pti_xml_attr (node, "from");
+      g_autofree char *recv_tag = pti_xml_attr (node, "recv_tag");
+      st->null_to = g_strcmp0 (to, "null") == 0;
+      st->null_from = g_strcmp0 (from, "null") == 0;
+      st->any_source = g_strcmp0 (from, "any") == 0;
+      st->any_tag = g_strcmp0 (recv_tag, "any") == 0;
+      return (st->null_to || compile_attr (ld, node, "to", TRUE, &st->arg[0], error))
+             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error)
+             && compile_attr (ld, node, "tag", FALSE, &st->arg[2], error)
+             && (st->null_from || st->any_source
+                 || compile_attr (ld, node, "from", TRUE, &st->arg[3], error))
+             && compile_attr (ld, node, "recv_bytes", FALSE, &st->arg[4], error)
+             && (st->any_tag || compile_attr (ld, node, "recv_tag", FALSE, &st->arg[5], error));
     }
   if (strcmp (name, "repeat") == 0)
     {
@@ -295,6 +403,15 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
       st->element = "repeat";
       return compile_attr (ld, node, "count", TRUE, &st->arg[0], error)
              && compile_block (ld, pti_xml_first_element (node), &st->body, error);
+    }
+  if (strcmp (name, "phase") == 0)
+    {
+      st->kind = ST_PHASE;
+      st->element = "phase";
+      st->phase = pti_xml_attr (node, "name");
+      if (st->phase == NULL)
+        return pti_node_error (error, node, "the name attribute is required");
+      return compile_block (ld, pti_xml_first_element (node), &st->body, error);
     }
   if (strcmp (name, "evaluate") == 0)
     {
@@ -355,6 +472,32 @@ compile_stmt (Loader *ld, xmlNode *node, Stmt *st, GError **error)
              && compile_attr (ld, node, "send", TRUE, &st->arg[0], error)
              && compile_attr (ld, node, "recv", TRUE, &st->arg[1], error);
     }
+  if (strcmp (name, "scan") == 0 || strcmp (name, "exscan") == 0
+      || strcmp (name, "reduce_scatter_block") == 0)
+    {
+      st->kind = name[0] == 's' ? ST_SCAN : name[0] == 'e' ? ST_EXSCAN : ST_REDUCE_SCATTER_BLOCK;
+      st->element = name[0] == 's' ? "scan" : name[0] == 'e' ? "exscan" : "reduce_scatter_block";
+      return compile_attr (ld, node, "bytes", TRUE, &st->arg[0], error);
+    }
+  if (strcmp (name, "reduce_scatter") == 0 || strcmp (name, "allgatherv") == 0)
+    {
+      /* arg[1]: the receive size of rank var */
+      st->kind = name[0] == 'r' ? ST_REDUCE_SCATTER : ST_ALLGATHERV;
+      st->element = name[0] == 'r' ? "reduce_scatter" : "allgatherv";
+      return variable_slot (ld, node, "var", &st->slot, error)
+             && compile_attr (ld, node, "recv", TRUE, &st->arg[1], error);
+    }
+  if (strcmp (name, "gatherv") == 0 || strcmp (name, "scatterv") == 0)
+    {
+      /* arg[0]: root; gatherv: send (this rank's block), recv (of rank var,
+       * at the root); scatterv: send (to rank var, at the root), recv */
+      st->kind = name[0] == 'g' ? ST_GATHERV : ST_SCATTERV;
+      st->element = name[0] == 'g' ? "gatherv" : "scatterv";
+      return variable_slot (ld, node, "var", &st->slot, error)
+             && compile_attr (ld, node, "root", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "send", TRUE, &st->arg[1], error)
+             && compile_attr (ld, node, "recv", TRUE, &st->arg[2], error);
+    }
   return pti_node_error (error, node, "unknown statement");
 }
 
@@ -391,6 +534,9 @@ compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
       Stmt *st = &out->items[out->n++];
       if (!compile_stmt (ld, c, st, error) || !compile_comm (ld, c, st, error))
         return FALSE;
+      st->simple = st->kind != ST_FOR && st->kind != ST_IF && st->kind != ST_REPEAT
+                   && st->kind != ST_PHASE
+                   && st->kind != ST_EVALUATE;
     }
   return TRUE;
 }
@@ -409,18 +555,12 @@ unbound_slot (const Loader *ld, const PtiExpr *expr)
   return G_MAXUINT;
 }
 
-/* Evaluates @a; NaN (an unbound name) and infinities are errors. */
-static inline gboolean
-eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
+/* eval_arg's slow path: a value that is not a finite number, named. */
+static G_GNUC_NO_INLINE gboolean
+eval_arg_failed (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
 {
-  double v = pti_expr_eval (a->expr, ld->symbols);
-  *out = v;
-  if (G_LIKELY (isfinite (v)))
-    {
-      *out = v;
-      return TRUE;
-    }
   g_autoptr (GError) e = NULL;
+  double v = NAN;
   if (pti_expr_check (a->expr, ld->symbols, &v, &e))
     {
       *out = v;
@@ -431,14 +571,32 @@ eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
   return FALSE;
 }
 
+/* Evaluates @a; NaN (an unbound name) and infinities are errors. */
+static inline __attribute__ ((always_inline)) gboolean
+eval_arg (Loader *ld, const Stmt *st, const Arg *a, double *out, GError **error)
+{
+  if (a->constant)
+    {
+      *out = a->value;
+      return TRUE;
+    }
+  double v = pti_expr_eval_inline (a->expr, ld->symbols);
+  *out = v;
+  if (G_LIKELY (isfinite (v)))
+    return TRUE;
+  return eval_arg_failed (ld, st, a, out, error);
+}
+
 /* Evaluates @a to a whole number in [@lo, @hi]. */
-static inline gboolean
+static inline __attribute__ ((always_inline)) gboolean
 eval_whole (Loader *ld, const Stmt *st, const Arg *a, double lo, double hi, const char *what,
             double *out, GError **error)
 {
   if (!eval_arg (ld, st, a, out, error))
     return FALSE;
-  if (G_UNLIKELY (*out != floor (*out) || *out < lo || *out > hi))
+  /* Within +-2^53 a double is whole when converting it to an integer and
+   * back gives it again (no call to floor). */
+  if (G_UNLIKELY (!(*out >= lo && *out <= hi) || (double) (gint64) *out != *out))
     return stmt_error (error, ld, st, a, "%s must be a whole number from %.17g to %.17g, not %.17g",
                        what, lo, hi, *out);
   return TRUE;
@@ -452,7 +610,7 @@ eval_rank (Loader *ld, const Stmt *st, const Arg *a, const char *what, guint *ou
     return FALSE;
   guint n = pti_context_get_processes (ld->ctx);
   /* Out-of-range whole numbers go to the WSL, which says so in its words. */
-  if (G_UNLIKELY (v != floor (v) || v < 0 || v > G_MAXUINT))
+  if (G_UNLIKELY (!(v >= 0 && v <= G_MAXUINT) || (double) (gint64) v != v))
     return stmt_error (error, ld, st, a, "%s %.17g is not a rank (%u processes: ranks 0 to %u)",
                        what, v, n, n - 1);
   *out = (guint) v;
@@ -524,33 +682,68 @@ run_collective (Loader *ld, const Stmt *st, gboolean *args, GError **error)
   guint rank = ld->rank, root = 0;
   guint64 bytes = 0;
   gboolean rooted = st->kind == ST_BCAST || st->kind == ST_REDUCE || st->kind == ST_GATHER
-                    || st->kind == ST_SCATTER;
-  if (rooted)
+                    || st->kind == ST_SCATTER || st->kind == ST_GATHERV || st->kind == ST_SCATTERV;
+  gboolean sized = st->kind != ST_BARRIER && st->kind != ST_ALLTOALLV
+                   && st->kind != ST_REDUCE_SCATTER && st->kind != ST_ALLGATHERV;
+  if (st->kind == ST_GATHERV || st->kind == ST_SCATTERV)
+    *args = eval_rank (ld, st, &st->arg[0], "root", &root, error);   /* sizes below */
+  else if (rooted)
     *args = eval_rank (ld, st, &st->arg[0], "root", &root, error)
             && eval_bytes (ld, st, &st->arg[1], &bytes, error);
-  else if (st->kind != ST_BARRIER && st->kind != ST_ALLTOALLV)
+  else if (sized)
     *args = eval_bytes (ld, st, &st->arg[0], &bytes, error);
   if (!*args)
     return FALSE;
   const guint64 *sendv = NULL, *recvv = NULL;
-  if (st->kind == ST_ALLTOALLV)
+  if (st->kind == ST_ALLTOALLV || st->kind == ST_REDUCE_SCATTER || st->kind == ST_ALLGATHERV
+      || st->kind == ST_GATHERV || st->kind == ST_SCATTERV)
     {
-      /* var = 0 .. size - 1 of this rank's communicator (none: the WSL says so) */
+      /* var = 0 .. size - 1 of this rank's communicator (none: the WSL says
+       * so); gatherv and scatterv evaluate the vector at the root only, and
+       * this rank's own size once */
       guint n = pti_comm_size (st->comm ? st->comm : pti_comm_world (ctx), rank);
+      gint me = pti_comm_rank (st->comm ? st->comm : pti_comm_world (ctx), rank);
       g_array_set_size (ld->sizes, 2 * (gsize) n);
       guint64 *v = (guint64 *) ld->sizes->data;
+      gboolean at_root = me >= 0 && (guint) me == root;
+      const Arg *send = NULL, *recv = NULL;   /* the vectors' expressions, of var */
+      switch (st->kind)
+        {
+        case ST_ALLTOALLV: send = &st->arg[0]; recv = &st->arg[1]; break;
+        case ST_SCATTERV: send = at_root ? &st->arg[1] : NULL; break;
+        case ST_GATHERV: recv = at_root ? &st->arg[2] : NULL; break;
+        default: recv = &st->arg[1]; break;
+        }
       for (guint j = 0; j < n && *args; j++)
         {
           pti_symbols_set (ld->symbols, st->slot, j);
-          *args = eval_bytes (ld, st, &st->arg[0], &v[j], error)
-                  && eval_bytes (ld, st, &st->arg[1], &v[n + j], error);
+          *args = (send == NULL || eval_bytes (ld, st, send, &v[j], error))
+                  && (recv == NULL || eval_bytes (ld, st, recv, &v[n + j], error));
         }
+      if (*args && st->kind == ST_GATHERV)
+        *args = eval_bytes (ld, st, &st->arg[1], &bytes, error);
+      if (*args && st->kind == ST_SCATTERV)
+        *args = eval_bytes (ld, st, &st->arg[2], &bytes, error);
       if (!*args)
         return FALSE;
-      sendv = v;
-      recvv = v + n;
+      sendv = send ? v : NULL;
+      recvv = recv ? v + n : NULL;
     }
   pti_coll_set_site (ctx, ld->file, (guint) st->line);
+  if (st->nonblocking)
+    {
+      CollKind coll = COLL_BARRIER;
+      for (guint i = 0; i < G_N_ELEMENTS (nb_collectives); i++)
+        if (nb_collectives[i].kind == st->kind)
+          coll = nb_collectives[i].coll;
+      PtiRequest req = PTI_REQUEST_NULL;
+      if (!pti_coll_istart (ctx, st->comm, coll, rank, root, bytes, sendv, recvv, &req, error))
+        return FALSE;
+      g_array_append_val (ld->outstanding, req);
+      if (st->has_req)
+        pti_symbols_set (ld->symbols, st->req_slot, req);
+      return TRUE;
+    }
   switch (st->kind)
     {
     case ST_BARRIER: return pti_mpi_barrier_comm (ctx, st->comm, rank, error);
@@ -561,6 +754,17 @@ run_collective (Loader *ld, const Stmt *st, gboolean *args, GError **error)
     case ST_ALLREDUCE: return pti_mpi_allreduce_comm (ctx, st->comm, rank, bytes, error);
     case ST_ALLGATHER: return pti_mpi_allgather_comm (ctx, st->comm, rank, bytes, error);
     case ST_ALLTOALL: return pti_mpi_alltoall_comm (ctx, st->comm, rank, bytes, error);
+    case ST_SCAN: return pti_mpi_scan_comm (ctx, st->comm, rank, bytes, error);
+    case ST_EXSCAN: return pti_mpi_exscan_comm (ctx, st->comm, rank, bytes, error);
+    case ST_REDUCE_SCATTER:
+      return pti_mpi_reduce_scatter_comm (ctx, st->comm, rank, recvv, error);
+    case ST_REDUCE_SCATTER_BLOCK:
+      return pti_mpi_reduce_scatter_block_comm (ctx, st->comm, rank, bytes, error);
+    case ST_GATHERV:
+      return pti_mpi_gatherv_comm (ctx, st->comm, rank, root, bytes, recvv, error);
+    case ST_SCATTERV:
+      return pti_mpi_scatterv_comm (ctx, st->comm, rank, root, sendv, bytes, error);
+    case ST_ALLGATHERV: return pti_mpi_allgatherv_comm (ctx, st->comm, rank, recvv, error);
     default: return pti_mpi_alltoallv_comm (ctx, st->comm, rank, sendv, recvv, error);
     }
 }
@@ -587,18 +791,30 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
       ok = pti_wsl_use (ctx, rank, st->rud, &unbound, error);
       break;
 
+    case ST_USE_TIME:
+    case ST_USE_FLOPS:
+      if (!eval_arg (ld, st, &st->arg[0], &v, error))
+        return FALSE;
+      ok = st->kind == ST_USE_TIME ? pti_use_time (ctx, rank, v, error)
+                                   : pti_use_flops (ctx, rank, v, error);
+      break;
+
     case ST_SEND:
     case ST_RECV:
     case ST_ISEND:
     case ST_IRECV:
+    case ST_SSEND:
+    case ST_ISSEND:
+    case ST_PROBE:
       {
-        gboolean send = st->kind == ST_SEND || st->kind == ST_ISEND;
-        guint peer = PTI_ANY_SOURCE;
+        gboolean send = st->kind == ST_SEND || st->kind == ST_ISEND || st->kind == ST_SSEND
+                        || st->kind == ST_ISSEND;
+        guint peer = st->null_to || st->null_from ? PTI_PROC_NULL : PTI_ANY_SOURCE;
         guint64 bytes = 0;
         gint tag = 0;
-        if ((!st->any_source
+        if ((st->arg[0].expr != NULL
              && !eval_rank (ld, st, &st->arg[0], send ? "destination" : "source", &peer, error))
-            || !eval_bytes (ld, st, &st->arg[1], &bytes, error)
+            || (st->arg[1].expr != NULL && !eval_bytes (ld, st, &st->arg[1], &bytes, error))
             || !eval_tag (ld, st, &st->arg[2], &tag, error))
           return FALSE;
         PtiRequest req = 0;
@@ -606,19 +822,46 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
           {
           case ST_SEND: ok = pti_mpi_send_comm (ctx, st->comm, rank, peer, bytes, tag, error); break;
           case ST_RECV: ok = pti_mpi_recv_comm (ctx, st->comm, rank, peer, bytes, tag, error); break;
+          case ST_SSEND: ok = pti_mpi_ssend_comm (ctx, st->comm, rank, peer, bytes, tag, error); break;
+          case ST_PROBE: ok = pti_mpi_probe_comm (ctx, st->comm, rank, peer, tag, error); break;
           case ST_ISEND:
             ok = pti_mpi_isend_comm (ctx, st->comm, rank, peer, bytes, tag, &req, error);
+            break;
+          case ST_ISSEND:
+            ok = pti_mpi_issend_comm (ctx, st->comm, rank, peer, bytes, tag, &req, error);
             break;
           default:
             ok = pti_mpi_irecv_comm (ctx, st->comm, rank, peer, bytes, tag, &req, error);
             break;
           }
-        if (ok && (st->kind == ST_ISEND || st->kind == ST_IRECV))
+        if (ok && (st->kind == ST_ISEND || st->kind == ST_IRECV || st->kind == ST_ISSEND))
           {
             g_array_append_val (ld->outstanding, req);
             if (st->has_slot)
               pti_symbols_set (ld->symbols, st->slot, req);
           }
+        break;
+      }
+
+    case ST_SENDRECV:
+      {
+        guint dst = PTI_PROC_NULL, src = st->any_source ? PTI_ANY_SOURCE : PTI_PROC_NULL;
+        guint64 bytes = 0, recv_bytes = 0;
+        double tag = 0, recv_tag = 0;
+        if ((!st->null_to && !eval_rank (ld, st, &st->arg[0], "destination", &dst, error))
+            || !eval_bytes (ld, st, &st->arg[1], &bytes, error)
+            || (st->arg[2].expr != NULL
+                && !eval_whole (ld, st, &st->arg[2], 0, G_MAXINT, "a tag", &tag, error))
+            || (st->arg[3].expr != NULL && !eval_rank (ld, st, &st->arg[3], "source", &src, error)))
+          return FALSE;
+        recv_bytes = bytes;
+        recv_tag = st->any_tag ? PTI_ANY_TAG : tag;
+        if ((st->arg[4].expr != NULL && !eval_bytes (ld, st, &st->arg[4], &recv_bytes, error))
+            || (st->arg[5].expr != NULL
+                && !eval_whole (ld, st, &st->arg[5], 0, G_MAXINT, "a tag", &recv_tag, error)))
+          return FALSE;
+        ok = pti_mpi_sendrecv_comm (ctx, st->comm, rank, dst, bytes, (gint) tag, src, recv_bytes,
+                                    (gint) recv_tag, error);
         break;
       }
 
@@ -662,6 +905,13 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     case ST_ALLGATHER:
     case ST_ALLTOALL:
     case ST_ALLTOALLV:
+    case ST_SCAN:
+    case ST_EXSCAN:
+    case ST_REDUCE_SCATTER:
+    case ST_REDUCE_SCATTER_BLOCK:
+    case ST_GATHERV:
+    case ST_SCATTERV:
+    case ST_ALLGATHERV:
       {
         gboolean evaluated = TRUE;
         ok = run_collective (ld, st, &evaluated, error);
@@ -683,40 +933,92 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
 }
 
 /* A rank's program is run by a small machine with an explicit stack of
- * blocks, rather than by recursion, so that it can stop at an <evaluate/>
- * and resume after the other ranks have caught up: the ranks then advance
- * in step, and a partial evaluation there can free what they have built. */
+ * blocks, rather than by recursion, so that it can stop after a batch of
+ * device uses and resume when the evaluation asks for that rank's next
+ * ones (the pull form: pti_context_set_source).  Between batches a rank
+ * keeps only its stack, its variables and its requests no wait has named,
+ * so a workload file of any length is held in a few hundred bytes per rank.
+ *
+ * <repeat count="N"> is regenerated: each repetition runs the body again
+ * from the variables it began the block with, marked for the engine, which
+ * may tell the source to skip repetitions it derived (skip_repetitions). */
 typedef struct {
   const Block *block;
-  guint next;                   /* index of the next statement */
   const Stmt *owner;            /* the <for> or <repeat> this block belongs to, or NULL */
-  gint64 trip, trips;           /* <for>: iterations done, and in all */
-  double from, step;
+  gint64 trip, trips;           /* <for>, <repeat>: iterations begun, and in all */
+  double from, step;            /* <for> */
+  guint next;                   /* index of the next statement */
 } Frame;
 
 typedef struct {
-  GArray *frames;               /* Frame */
+  Frame *frames;
+  guint n_frames, cap_frames;
   double *vars;                 /* values of the program variables while suspended */
-  GArray *outstanding;          /* its requests no wait has named */
-  gboolean done;
+  double *repeat_vars;          /* the variables when the open <repeat> began, or NULL */
+  guint repeat_outstanding;     /* requests no wait had named when it began */
+  GArray *outstanding;          /* its requests no wait has named (NULL: none yet) */
 } RankRun;
 
-typedef enum { RUN_ERROR, RUN_DONE, RUN_SUSPENDED } RunResult;
+/* Device uses a rank's program appends per pull, at least. */
+#define PULL_BATCH 16
 
 static void
-push (GArray *frames, const Block *block, const Stmt *owner)
+push (RankRun *rr, const Block *block, const Stmt *owner)
 {
-  Frame f = { .block = block, .owner = owner };
-  g_array_append_val (frames, f);
+  if (rr->n_frames == rr->cap_frames)
+    {
+      rr->cap_frames = MAX (4, 2 * rr->cap_frames);
+      rr->frames = g_renew (Frame, rr->frames, rr->cap_frames);
+    }
+  rr->frames[rr->n_frames++] = (Frame) { .block = block, .owner = owner };
 }
 
-static RunResult
-run_rank (Loader *ld, RankRun *rr, GError **error)
+static void
+rank_run_clear (RankRun *rr)
 {
-  GArray *frames = rr->frames;
-  while (frames->len > 0)
+  g_clear_pointer (&rr->frames, g_free);
+  g_clear_pointer (&rr->vars, g_free);
+  g_clear_pointer (&rr->repeat_vars, g_free);
+  g_clear_pointer (&rr->outstanding, g_array_unref);
+  rr->n_frames = rr->cap_frames = 0;
+}
+
+static void
+save_vars (const Loader *ld, double *into)
+{
+  pti_symbols_gather (ld->symbols, ld->var_slots->len, (const guint *) ld->var_slots->data, into);
+}
+
+static void
+load_vars (const Loader *ld, const double *from)
+{
+  pti_symbols_scatter (ld->symbols, ld->var_slots->len, (const guint *) ld->var_slots->data, from);
+}
+
+/* At the end of a repetition: its requests must all be waited for within
+ * it, or the next repetition would not be the same. */
+static gboolean
+repetition_closed (Loader *ld, RankRun *rr, const Stmt *st, GError **error)
+{
+  guint now = rr->outstanding ? rr->outstanding->len : 0;
+  if (now == rr->repeat_outstanding)
+    return TRUE;
+  return stmt_error (error, ld, st, NULL, "a repetition of the block leaves %u request%s of its "
+                     "own that no wait names (every repetition must be the same: wait for "
+                     "what the block posts within it)", now - rr->repeat_outstanding,
+                     now - rr->repeat_outstanding == 1 ? "" : "s");
+}
+
+/* Runs @rr (the rank ld->rank, its variables bound) until it has appended
+ * at least PULL_BATCH device uses or is done. */
+static gboolean
+run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
+{
+  PtiEngine *engine = pti_session_engine (pti_wsl_session (ld->ctx));
+  guint64 budget = pti_engine_rank_appended (engine, ld->rank) + PULL_BATCH;
+  while (rr->n_frames > 0)
     {
-      Frame *f = &g_array_index (frames, Frame, frames->len - 1);
+      Frame *f = &rr->frames[rr->n_frames - 1];
       if (f->next == f->block->n)
         {
           const Stmt *owner = f->owner;
@@ -726,13 +1028,31 @@ run_rank (Loader *ld, RankRun *rr, GError **error)
               f->next = 0;
               continue;
             }
-          g_array_set_size (frames, frames->len - 1);
-          if (owner != NULL && owner->kind == ST_REPEAT
-              && !pti_repeat_end (ld->ctx, ld->rank, error))
+          if (owner != NULL && owner->kind == ST_REPEAT)
+            {
+              if (!repetition_closed (ld, rr, owner, error))
+                return FALSE;
+              if (++f->trip < f->trips)
+                {
+                  load_vars (ld, rr->repeat_vars);
+                  pti_engine_repeat_next (engine, ld->rank);
+                  f->next = 0;
+                  continue;
+                }
+              g_clear_pointer (&rr->repeat_vars, g_free);
+              if (!pti_repeat_end (ld->ctx, ld->rank, error))
+                {
+                  prefix_location (error, ld, owner->line, owner->element);
+                  return FALSE;
+                }
+            }
+          if (owner != NULL && owner->kind == ST_PHASE
+              && !pti_phase_end (ld->ctx, ld->rank, owner->phase, error))
             {
               prefix_location (error, ld, owner->line, owner->element);
-              return RUN_ERROR;
+              return FALSE;
             }
+          rr->n_frames--;
           continue;
         }
       const Stmt *st = &f->block->items[f->next++];
@@ -743,96 +1063,137 @@ run_rank (Loader *ld, RankRun *rr, GError **error)
           {
             Frame loop = { .block = &st->body, .owner = st };
             if (!for_bounds (ld, st, &loop.from, &loop.step, &loop.trips, error))
-              return RUN_ERROR;
+              return FALSE;
             if (loop.trips > 0)
               {
                 pti_symbols_set (ld->symbols, st->slot, loop.from);
-                g_array_append_val (frames, loop);
+                push (rr, &st->body, st);
+                rr->frames[rr->n_frames - 1] = loop;
               }
             break;
           }
         case ST_IF:
-          if (!eval_arg (ld, st, &st->arg[0], &v, error))
-            return RUN_ERROR;
-          push (frames, v != 0 ? &st->body : &st->orelse, NULL);
-          break;
+          {
+            if (!eval_arg (ld, st, &st->arg[0], &v, error))
+              return FALSE;
+            const Block *b = v != 0 ? &st->body : &st->orelse;
+            /* A branch of one device use (the common guarded send or
+             * receive) runs at once, without a frame. */
+            if (b->n == 1 && b->items[0].simple)
+              {
+                if (!run_stmt (ld, &b->items[0], error))
+                  return FALSE;
+                if (pti_engine_rank_appended (engine, ld->rank) >= budget)
+                  return TRUE;
+              }
+            else if (b->n > 0)
+              push (rr, b, NULL);
+            break;
+          }
         case ST_REPEAT:
           if (!eval_whole (ld, st, &st->arg[0], 1, MAX_EXACT, "a repetition count", &v, error))
-            return RUN_ERROR;
+            return FALSE;
           if (!pti_repeat_begin (ld->ctx, ld->rank, (guint64) v, error))
             {
               prefix_location (error, ld, st->line, st->element);
-              return RUN_ERROR;
+              return FALSE;
             }
-          push (frames, &st->body, st);
+          rr->repeat_vars = g_new (double, MAX (ld->var_slots->len, 1));
+          save_vars (ld, rr->repeat_vars);
+          rr->repeat_outstanding = rr->outstanding ? rr->outstanding->len : 0;
+          push (rr, &st->body, st);
+          rr->frames[rr->n_frames - 1].trips = (gint64) v;
+          break;
+        case ST_PHASE:
+          if (!pti_phase_begin (ld->ctx, ld->rank, st->phase, error))
+            {
+              prefix_location (error, ld, st->line, st->element);
+              return FALSE;
+            }
+          push (rr, &st->body, st);
           break;
         case ST_EVALUATE:
-          return RUN_SUSPENDED;
+          /* The evaluation pulls what it needs: memory is bounded already. */
+          break;
         default:
           if (!run_stmt (ld, st, error))
-            return RUN_ERROR;
+            return FALSE;
+          /* Only device uses append: a batch is complete after one. */
+          if (pti_engine_rank_appended (engine, ld->rank) >= budget)
+            return TRUE;
           break;
         }
     }
-  return RUN_DONE;
+  *done = TRUE;
+  return TRUE;
 }
 
-/* Run every rank's program: each as far as its next <evaluate/> (or its
- * end) in turn, then a partial evaluation, and again, until all are done.
- * Without <evaluate/> each rank simply runs to its end in turn. */
+/* The source: per rank, its machine. */
+typedef struct {
+  Loader ld;
+  Block program;
+  RankRun *runs;
+  guint n;
+} Source;
+
 static gboolean
-run_program (Loader *ld, const Block *program, GError **error)
+pull_rank (PtiContext *ctx, guint rank, gpointer data, gboolean *done, GError **error)
 {
-  guint n = pti_context_get_processes (ld->ctx);
+  Source *src = data;
+  Loader *ld = &src->ld;
+  RankRun *rr = &src->runs[rank];
   guint nv = ld->var_slots->len;
-  RankRun *runs = g_new0 (RankRun, n);
-  for (guint r = 0; r < n; r++)
+  if (rr->vars == NULL)
     {
-      runs[r].frames = g_array_new (FALSE, FALSE, sizeof (Frame));
-      push (runs[r].frames, program, NULL);
-      runs[r].vars = g_new (double, MAX (nv, 1));
+      push (rr, &src->program, NULL);
+      rr->vars = g_new (double, MAX (nv, 1));
       for (guint i = 0; i < nv; i++)
-        runs[r].vars[i] = NAN;        /* unbound until the program sets them */
-      runs[r].outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest));
+        rr->vars[i] = NAN;        /* unbound until the program sets them */
     }
-  GArray *own_outstanding = ld->outstanding;
-  gboolean ok = TRUE, suspended = TRUE;
-  while (ok && suspended)
-    {
-      suspended = FALSE;
-      for (guint r = 0; r < n && ok; r++)
-        {
-          RankRun *rr = &runs[r];
-          if (rr->done)
-            continue;
-          ld->rank = r;
-          ld->outstanding = rr->outstanding;
-          pti_symbols_set (ld->symbols, ld->slot_rank, r);
-          bind_comms (ld, r);
-          for (guint i = 0; i < nv; i++)
-            pti_symbols_set (ld->symbols, g_array_index (ld->var_slots, guint, i), rr->vars[i]);
-          RunResult res = run_rank (ld, rr, error);
-          for (guint i = 0; i < nv; i++)
-            rr->vars[i] = pti_symbols_get (ld->symbols, g_array_index (ld->var_slots, guint, i));
-          ok = res != RUN_ERROR;
-          rr->done = res == RUN_DONE;
-          suspended = suspended || res == RUN_SUSPENDED;
-        }
-      if (ok && suspended && !pti_evaluate_partial (ld->ctx, error))
-        {
-          g_prefix_error (error, "%s: <evaluate/>: ", ld->file);
-          ok = FALSE;
-        }
-    }
-  ld->outstanding = own_outstanding;
-  for (guint r = 0; r < n; r++)
-    {
-      g_array_unref (runs[r].frames);
-      g_free (runs[r].vars);
-      g_array_unref (runs[r].outstanding);
-    }
-  g_free (runs);
+  ld->rank = rank;
+  if (rr->outstanding == NULL)
+    rr->outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest));
+  ld->outstanding = rr->outstanding;
+  pti_symbols_set (ld->symbols, ld->slot_rank, rank);
+  bind_comms (ld, rank);
+  load_vars (ld, rr->vars);
+  gboolean ok = run_rank (ld, rr, done, error);
+  save_vars (ld, rr->vars);
+  ld->outstanding = NULL;
+  if (ok && *done)
+    rank_run_clear (rr);
   return ok;
+}
+
+static void
+skip_repetitions (PtiContext *ctx, guint rank, gpointer data, guint64 n)
+{
+  Source *src = data;
+  RankRun *rr = &src->runs[rank];
+  for (guint i = rr->n_frames; i > 0; i--)
+    if (rr->frames[i - 1].owner != NULL && rr->frames[i - 1].owner->kind == ST_REPEAT)
+      {
+        rr->frames[i - 1].trip += (gint64) n;
+        return;
+      }
+}
+
+static void
+source_free (gpointer data)
+{
+  Source *src = data;
+  for (guint r = 0; r < src->n; r++)
+    rank_run_clear (&src->runs[r]);
+  g_free (src->runs);
+  block_clear (&src->program);
+  g_hash_table_unref (src->ld.constants);
+  g_hash_table_unref (src->ld.fixed);
+  g_array_unref (src->ld.var_slots);
+  g_hash_table_unref (src->ld.comms);
+  g_array_unref (src->ld.comm_slots);
+  g_array_unref (src->ld.sizes);
+  g_free (src->ld.file);
+  g_free (src);
 }
 
 /* ---- the document -------------------------------------------------------- */
@@ -993,10 +1354,13 @@ eval_split_arg (Loader *ld, const xmlNode *node, const Arg *a, guint r, gint *ou
   return TRUE;
 }
 
-/* <split name colour key parent/>: evaluated now, for every rank. */
+/* The name and parent of a <split>, <dup> or <create>: a new name whose
+ * NAME_rank and NAME_size are free, and a parent defined before (NULL: the
+ * world). */
 static gboolean
-load_split (Loader *ld, const xmlNode *node, GError **error)
+comm_names (Loader *ld, const xmlNode *node, char **name_out, PtiComm **parent, GError **error)
 {
+  const char *el = (const char *) node->name;
   g_autofree char *name = pti_xml_attr (node, "name");
   g_autofree char *parent_name = pti_xml_attr (node, "parent");
   if (name == NULL)
@@ -1007,19 +1371,47 @@ load_split (Loader *ld, const xmlNode *node, GError **error)
   g_autofree char *size_name = g_strdup_printf ("%s_size", name);
   if (g_hash_table_contains (ld->constants, rank_name)
       || g_hash_table_contains (ld->constants, size_name))
-    return pti_node_error (error, node, "split '%s' binds %s and %s, but one of them is already "
-                           "a parameter or derived value", name, rank_name, size_name);
-  PtiComm *parent = NULL;
+    return pti_node_error (error, node, "%s '%s' binds %s and %s, but one of them is already "
+                           "a parameter or derived value", el, name, rank_name, size_name);
+  *parent = NULL;
   if (parent_name != NULL && strcmp (parent_name, "world") != 0)
     {
-      parent = g_hash_table_lookup (ld->comms, parent_name);
-      if (parent == NULL)
+      *parent = g_hash_table_lookup (ld->comms, parent_name);
+      if (*parent == NULL)
         return pti_node_error (error, node, "unknown parent communicator '%s' (a parent is "
-                               "\"world\" or an earlier <split>)", parent_name);
+                               "\"world\" or an earlier <split>, <dup> or <create>)",
+                               parent_name);
     }
+  if (pti_context_get_processes (ld->ctx) == 0)
+    return pti_node_error (error, node, "<processes> must come before <%s>", el);
+  *name_out = g_steal_pointer (&name);
+  return TRUE;
+}
+
+/* Makes NAME_rank and NAME_size of communicator @comm known to the program. */
+static void
+register_comm (Loader *ld, const char *name, PtiComm *comm)
+{
+  char *rank_name = g_strdup_printf ("%s_rank", name);
+  char *size_name = g_strdup_printf ("%s_size", name);
+  CommSlots slots = {
+    comm, pti_symbols_intern (ld->symbols, rank_name), pti_symbols_intern (ld->symbols, size_name),
+  };
+  g_array_append_val (ld->comm_slots, slots);
+  g_hash_table_insert (ld->comms, g_strdup (name), comm);
+  g_hash_table_add (ld->constants, rank_name);
+  g_hash_table_add (ld->constants, size_name);
+}
+
+/* <split name colour key parent/>: evaluated now, for every rank. */
+static gboolean
+load_split (Loader *ld, const xmlNode *node, GError **error)
+{
+  g_autofree char *name = NULL;
+  PtiComm *parent = NULL;
+  if (!comm_names (ld, node, &name, &parent, error))
+    return FALSE;
   guint n = pti_context_get_processes (ld->ctx);
-  if (n == 0)
-    return pti_node_error (error, node, "<processes> must come before <split>");
   Arg colour = { 0 }, key = { 0 };
   gboolean ok = compile_attr (ld, node, "colour", TRUE, &colour, error)
                 && compile_attr (ld, node, "key", FALSE, &key, error);
@@ -1043,14 +1435,107 @@ load_split (Loader *ld, const xmlNode *node, GError **error)
       prefix_location (error, ld, xmlGetLineNo (node), "split");
       return FALSE;
     }
-  CommSlots slots = {
-    comm, pti_symbols_intern (ld->symbols, rank_name), pti_symbols_intern (ld->symbols, size_name),
-  };
-  g_array_append_val (ld->comm_slots, slots);
-  g_hash_table_insert (ld->comms, g_strdup (name), comm);
-  g_hash_table_add (ld->constants, g_steal_pointer (&rank_name));
-  g_hash_table_add (ld->constants, g_steal_pointer (&size_name));
+  register_comm (ld, name, comm);
   return TRUE;
+}
+
+/* <dup name parent/> and <create name parent count member/>: MPI_Comm_dup,
+ * and MPI_Comm_create of the group whose member i (0 .. count - 1) is the
+ * world rank `member` gives with `i` bound to i. */
+static gboolean
+load_dup_create (Loader *ld, const xmlNode *node, GError **error)
+{
+  const char *el = (const char *) node->name;
+  g_autofree char *name = NULL;
+  PtiComm *parent = NULL;
+  if (!comm_names (ld, node, &name, &parent, error))
+    return FALSE;
+  PtiComm *comm = NULL;
+  if (el[0] == 'd')
+    comm = pti_comm_dup (ld->ctx, parent, name, error);
+  else
+    {
+      Arg count = { 0 }, member = { 0 };
+      gboolean ok = compile_attr (ld, node, "count", TRUE, &count, error)
+                    && compile_attr (ld, node, "member", TRUE, &member, error);
+      guint slot_i = pti_symbols_intern (ld->symbols, "i");
+      double n = 0;
+      if (ok && (!pti_expr_check (count.expr, ld->symbols, &n, error)
+                 || n != floor (n) || n < 1 || n > pti_context_get_processes (ld->ctx)))
+        {
+          if (error != NULL && *error == NULL)
+            g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "the count must be a whole number "
+                         "from 1 to the number of processes (%u), not %.17g",
+                         pti_context_get_processes (ld->ctx), n);
+          prefix_expr (error, ld, xmlGetLineNo (node), el, &count);
+          ok = FALSE;
+        }
+      g_autofree guint *members = g_new0 (guint, ok ? (gsize) n : 1);
+      for (guint i = 0; ok && i < (guint) n; i++)
+        {
+          double v = 0;
+          pti_symbols_set (ld->symbols, slot_i, i);
+          ok = pti_expr_check (member.expr, ld->symbols, &v, error);
+          if (ok && (v != floor (v) || v < 0 || v >= pti_context_get_processes (ld->ctx)))
+            {
+              g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "member %u is %.17g, not a rank "
+                           "(%u processes)", i, v, pti_context_get_processes (ld->ctx));
+              ok = FALSE;
+            }
+          if (!ok)
+            prefix_expr (error, ld, xmlGetLineNo (node), el, &member);
+          else
+            members[i] = (guint) v;
+        }
+      pti_symbols_set (ld->symbols, slot_i, NAN);
+      if (ok)
+        comm = pti_comm_create (ld->ctx, parent, name, (guint) n, members, error);
+      pti_expr_free (count.expr);
+      pti_expr_free (member.expr);
+      if (!ok)
+        return FALSE;
+    }
+  if (comm == NULL)
+    {
+      prefix_location (error, ld, xmlGetLineNo (node), el);
+      return FALSE;
+    }
+  register_comm (ld, name, comm);
+  return TRUE;
+}
+
+/* <assert name test/>: checked after the evaluation (pti_assert). */
+static gboolean
+load_assert (Loader *ld, const xmlNode *node, GError **error)
+{
+  g_autofree char *name = pti_xml_attr (node, "name");
+  g_autofree char *test = pti_xml_attr (node, "test");
+  if (name == NULL || test == NULL)
+    return pti_node_error (error, node, "the name and test attributes are required");
+  g_autofree char *origin = g_strdup_printf ("%s:%ld", ld->file, xmlGetLineNo (node));
+  return pti_wsl_assert_at (ld->ctx, name, test, origin, error);
+}
+
+/* <term phase name value bound/>: a modelling assertion (ptivalidate). */
+static gboolean
+load_term (Loader *ld, const xmlNode *node, GError **error)
+{
+  g_autofree char *phase = pti_xml_attr (node, "phase");
+  g_autofree char *name = pti_xml_attr (node, "name");
+  g_autofree char *value = pti_xml_attr (node, "value");
+  g_autofree char *bound = pti_xml_attr (node, "bound");
+  if (phase == NULL || name == NULL || value == NULL)
+    return pti_node_error (error, node, "the phase, name and value attributes are required");
+  double b = NAN;
+  if (bound != NULL) {
+    char *end;
+    b = g_ascii_strtod (bound, &end);
+    if (*bound == '\0' || *end != '\0' || !(b >= 0) || isinf (b))
+      return pti_node_error (error, node, "bound=\"%s\": expected a relative error >= 0 (0.05 is 5%%)",
+                             bound);
+  }
+  g_autofree char *origin = g_strdup_printf ("%s:%ld", ld->file, xmlGetLineNo (node));
+  return pti_wsl_term_add (ld->ctx, phase, name, value, b, origin, error);
 }
 
 static gboolean
@@ -1077,12 +1562,16 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
               prefix_location (error, ld, xmlGetLineNo (c), el);
               return FALSE;
             }
+          g_hash_table_add (ld->fixed,
+                            GUINT_TO_POINTER (pti_symbols_intern (ld->symbols, name)));
           g_hash_table_add (ld->constants, g_steal_pointer (&name));
         }
       else if (strcmp (el, "processes") == 0)
         {
           if (!load_processes (ld, c, error))
             return FALSE;
+          g_hash_table_add (ld->fixed,
+                            GUINT_TO_POINTER (pti_symbols_intern (ld->symbols, "nprocs")));
         }
       else if (strcmp (el, "rud") == 0)
         {
@@ -1099,6 +1588,21 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
           if (!load_split (ld, c, error))
             return FALSE;
         }
+      else if (strcmp (el, "dup") == 0 || strcmp (el, "create") == 0)
+        {
+          if (!load_dup_create (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "assert") == 0)
+        {
+          if (!load_assert (ld, c, error))
+            return FALSE;
+        }
+      else if (strcmp (el, "term") == 0)
+        {
+          if (!load_term (ld, c, error))
+            return FALSE;
+        }
       else if (strcmp (el, "program") == 0)
         prog = c;
       /* <description> and anything else the schema allows: nothing to do */
@@ -1110,52 +1614,77 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
   return compile_block (ld, pti_xml_first_element (prog), program, error);
 }
 
+xmlDoc *
+pti_workload_file_read (const char *path, GError **error)
+{
+  g_autofree char *xsd = pti_xml_find_schema ("workload.xsd", error);
+  if (xsd == NULL)
+    return NULL;
+  xmlSchema *schema = pti_xml_schema_from_file (xsd, error);
+  if (schema == NULL)
+    return NULL;
+  g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
+  if (doc == NULL)
+    return NULL;
+  xmlNode *root = xmlDocGetRootElement (doc);
+  if (strcmp ((const char *) root->name, "system") == 0) {
+    pti_node_error (error, root, "this is a system (HMC) file, not a workload file: the "
+                    "workload comes second (ptieval SYSTEM.xml WORKLOAD.xml)");
+    return NULL;
+  }
+  if (strcmp ((const char *) root->name, "workload") != 0 || root->ns != NULL) {
+    pti_node_error (error, root, "not a workload file: its root element must be "
+                    "<workload> without a namespace (schemas/workload.xsd)");
+    return NULL;
+  }
+  if (!pti_xml_validate_doc (schema, doc, "workload.xsd", error))
+    return NULL;
+  return g_steal_pointer (&doc);
+}
+
 gboolean
 pti_workload_file_build (PtiContext *ctx, const char *path, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  g_autofree char *xsd = pti_xml_find_schema ("workload.xsd", error);
-  if (xsd == NULL)
-    return FALSE;
-  g_autoptr (xmlSchema) schema = pti_xml_schema_from_file (xsd, error);
-  if (schema == NULL)
-    return FALSE;
-  g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
+  g_autoptr (xmlDoc) doc = pti_workload_file_read (path, error);
   if (doc == NULL)
     return FALSE;
-  if (!pti_xml_validate_doc (schema, doc, "workload.xsd", error))
-    return FALSE;
 
-  Loader ld = {
+  Source *src = g_new0 (Source, 1);
+  Loader *ld = &src->ld;
+  *ld = (Loader) {
     .ctx = ctx,
     .symbols = pti_context_get_symbols (ctx),
-    .file = path,
+    .file = g_strdup (path),
     .ruds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                    (GDestroyNotify) pti_rud_unref),
     .constants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .fixed = g_hash_table_new (g_direct_hash, g_direct_equal),
     .var_slots = g_array_new (FALSE, FALSE, sizeof (guint)),
-    .outstanding = g_array_new (FALSE, FALSE, sizeof (PtiRequest)),
     .comms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .comm_slots = g_array_new (FALSE, FALSE, sizeof (CommSlots)),
     .sizes = g_array_new (FALSE, FALSE, sizeof (guint64)),
   };
-  ld.slot_rank = pti_symbols_intern (ld.symbols, "rank");
-  Block program = { 0 };
+  ld->slot_rank = pti_symbols_intern (ld->symbols, "rank");
 
-  gboolean ok = build (&ld, xmlDocGetRootElement (doc), &program, error);
+  gboolean ok = build (ld, xmlDocGetRootElement (doc), &src->program, error);
   g_clear_pointer (&doc, xmlFreeDoc);
-  g_clear_pointer (&ld.ruds, g_hash_table_unref);   /* statements hold their own references */
-
-  ok = ok && run_program (&ld, &program, error);
-
-  block_clear (&program);
-  g_hash_table_unref (ld.constants);
-  g_array_unref (ld.var_slots);
-  g_array_unref (ld.outstanding);
-  g_hash_table_unref (ld.comms);
-  g_array_unref (ld.comm_slots);
-  g_array_unref (ld.sizes);
-  return ok;
+  g_clear_pointer (&ld->ruds, g_hash_table_unref);   /* statements hold their own references */
+  if (!ok)
+    {
+      source_free (src);
+      return FALSE;
+    }
+  /* The program runs rank by rank as the evaluation pulls it. */
+  src->n = pti_context_get_processes (ctx);
+  src->runs = g_new0 (RankRun, src->n);
+  if (!pti_wsl_set_source (ctx, pull_rank, skip_repetitions, src, source_free, error))
+    {
+      source_free (src);
+      return FALSE;
+    }
+  ctx->regenerating = TRUE;
+  return TRUE;
 }

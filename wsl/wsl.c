@@ -1,92 +1,20 @@
-/* The workload specification library: contexts, parameters, RUDs, device
- * uses, evaluation and results.  A thin, checked layer over the engine: every
- * user mistake becomes a GError naming the rank, RUD or parameter, and the
- * per-use path does no parsing and no allocation beyond the event list's
- * amortised growth. */
+/* The workload specification library: a thin, checked facade over the
+ * session (engine/session.h).  Every user mistake becomes a GError naming
+ * the rank, RUD or parameter; valid calls go straight to the session.  The
+ * per-use path does no parsing and no allocation beyond the windows'
+ * amortised growth.
+ *
+ * Messages, the world's and every communicator's, user traffic and the
+ * traffic collectives expand into, take one path into the engine:
+ * pti_wsl_message (comm.c). */
 #include "pti-config.h"
 #include "wsl-private.h"
 #include "coll-private.h"
 
-#include "engine.h"
-#include "registry.h"
-#include "system.h"
 #include "xml.h"
 
 #include <math.h>
 #include <string.h>
-
-/* A RUD compiled for one CPU model, with the last price it got: a use whose
- * instance and parameter values (those the model says the price depends on)
- * are the same as last time reuses that price instead of re-evaluating the
- * RUD.  Workloads repeat the same use with the same values most of the time
- * (every k-block of a Sweep3D angle block, for instance). */
-typedef struct {
-  const PtiModelDesc *desc;
-  gpointer compiled;
-  const guint *slots;    /* NULL if the model cannot say: price every use */
-  guint n_slots;
-  double *last_values;   /* n_slots values of the last priced use */
-  gconstpointer last_instance;
-  double last_price;
-} RudForm;
-
-struct _PtiRud {
-  gint ref;
-  char *name;
-  char *device;
-  guint32 id;            /* index in the context's RUD table once used */
-  guint n_forms;
-  RudForm forms[];       /* one per distinct CPU model of the system */
-};
-
-/* Progress reports (pti_wsl_set_progress): a pointer in the context, so
- * that the checks every device use goes through, which see a const
- * context, can count down. */
-typedef struct {
-  PtiProgressFunc func;
-  gpointer data;
-  guint64 every, countdown;
-} WslProgress;
-
-typedef struct {
-  double time;
-  char *target, *element, *value, *origin;
-} QueuedChange;
-
-struct _PtiContext {
-  GArray *placement;            /* guint processor per rank, or NULL (block) */
-  PtiPlacement placement_kind;
-  PtiRegistry *registry;
-  PtiSystem *system;
-  PtiSymbols *symbols;
-  guint slot_rank, slot_nprocs;
-  PtiEngine *engine;
-  GHashTable *overrides;        /* name -> value text, from -D */
-  GHashTable *declared;         /* names of declared parameters */
-  GPtrArray *param_names;       /* declared parameters, in order */
-  GPtrArray *ruds;              /* RUDs used by events (one reference each), by id */
-  GPtrArray *cpu_models;        /* distinct CPU model descriptors, document order */
-  char *trace_path;
-  PtiTraceWriter *writer;       /* open from the first evaluation on, if a trace is wanted */
-  guint64 pending_limit;        /* automatic partial evaluation: 0 = off */
-  GPtrArray *queued_changes;    /* QueuedChange*, given before the processes were set */
-  guint64 appended;             /* events appended since the last partial evaluation */
-  char *workload_name;
-  char *workload_file;
-  gboolean evaluated;
-  WslProgress *progress;        /* NULL: no progress reports */
-  PtiCollState *coll;           /* communicators and collectives (collectives.c), or NULL */
-};
-
-#define NO_RUD_ID G_MAXUINT32
-
-static inline gboolean appended (PtiContext *ctx, gboolean ok, GError **error);
-
-static void
-rud_table_unref (gpointer rud)
-{
-  pti_rud_unref (rud);
-}
 
 PtiContext *
 pti_context_new (const char *system_path, const char *model_path, GError **error)
@@ -99,30 +27,12 @@ pti_context_new_with_models (const char *system_path, const char *model_path,
                              const char *const *uses, GError **error)
 {
   g_return_val_if_fail (system_path != NULL, NULL);
-  g_autoptr (PtiRegistry) registry = pti_registry_new (model_path, error);
-  if (registry == NULL)
+  PtiSession *session = pti_session_new (system_path, model_path, uses, error);
+  if (session == NULL)
     return NULL;
-  g_autoptr (PtiSystem) system = pti_system_load_full (system_path, registry, uses, error);
-  if (system == NULL)
-    return NULL;
-
   PtiContext *ctx = g_new0 (PtiContext, 1);
-  ctx->registry = g_steal_pointer (&registry);
-  ctx->system = g_steal_pointer (&system);
-  ctx->symbols = pti_symbols_new ();
-  ctx->slot_rank = pti_symbols_intern (ctx->symbols, "rank");
-  ctx->slot_nprocs = pti_symbols_intern (ctx->symbols, "nprocs");
-  ctx->overrides = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ctx->declared = g_hash_table_new (g_str_hash, g_str_equal);
-  ctx->param_names = g_ptr_array_new_with_free_func (g_free);
-  ctx->ruds = g_ptr_array_new_with_free_func (rud_table_unref);
-  ctx->cpu_models = g_ptr_array_new ();
-  for (guint i = 0; i < ctx->system->instances->len; i++) {
-    const PtiModelInstance *inst = g_ptr_array_index (ctx->system->instances, i);
-    if (inst->desc->cpu != NULL && !g_ptr_array_find (ctx->cpu_models, inst->desc, NULL))
-      g_ptr_array_add (ctx->cpu_models, (gpointer) inst->desc);
-  }
-  ctx->workload_name = g_strdup ("workload");
+  ctx->session = session;
+  ctx->pull_rank = G_MAXUINT;
   return ctx;
 }
 
@@ -131,25 +41,12 @@ pti_context_free (PtiContext *ctx)
 {
   if (ctx == NULL)
     return;
-  pti_trace_writer_free (ctx->writer);   /* uncommitted: removes the temporary file */
-  pti_engine_free (ctx->engine);
+  if (ctx->source_destroy != NULL)
+    ctx->source_destroy (ctx->source_data);
   pti_coll_state_free (ctx->coll);   /* before the RUDs' models and symbols */
-  if (ctx->placement != NULL)
-    g_array_unref (ctx->placement);
-  g_ptr_array_unref (ctx->ruds);
-  g_ptr_array_unref (ctx->cpu_models);
-  g_ptr_array_unref (ctx->param_names);
-  g_hash_table_unref (ctx->declared);
-  g_hash_table_unref (ctx->overrides);
-  pti_symbols_free (ctx->symbols);
-  pti_system_free (ctx->system);
-  pti_registry_free (ctx->registry);
-  g_free (ctx->trace_path);
-  g_free (ctx->workload_name);
-  g_free (ctx->workload_file);
-  g_free (ctx->progress);
-  if (ctx->queued_changes != NULL)
-    g_ptr_array_unref (ctx->queued_changes);
+  if (ctx->terms != NULL)
+    g_ptr_array_unref (ctx->terms);
+  pti_session_free (ctx->session);
   g_free (ctx);
 }
 
@@ -157,54 +54,16 @@ void
 pti_context_set_workload (PtiContext *ctx, const char *name, const char *file)
 {
   g_return_if_fail (ctx != NULL && name != NULL);
-  g_free (ctx->workload_name);
-  g_free (ctx->workload_file);
-  ctx->workload_name = g_strdup (name);
-  ctx->workload_file = g_strdup (file);
+  pti_session_set_workload (ctx->session, name, file);
 }
 
 gboolean
 pti_context_set_processes (PtiContext *ctx, guint n, GError **error)
 {
   g_return_val_if_fail (ctx != NULL, FALSE);
-  if (ctx->engine != NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "the processes are already set (%u); set them once", pti_engine_n_procs (ctx->engine));
+  if (!pti_session_set_processes (ctx->session, n, error))
     return FALSE;
-  }
-  guint np = ctx->system->processors->len;
-  if (ctx->placement != NULL && ctx->placement->len != n) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "the placement map places %u ranks, but %u processes were asked for",
-                 ctx->placement->len, n);
-    return FALSE;
-  }
-  if (ctx->placement == NULL && ctx->placement_kind == PTI_PLACEMENT_CYCLIC && n <= np) {
-    /* Round-robin over nodes: processors ordered by (CPU number, node). */
-    ctx->placement = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
-    guint max_cpus = 0;
-    for (guint i = 0; i < np; i++)
-      max_cpus = MAX (max_cpus, g_array_index (ctx->system->processors, PtiProcessor, i).cpu + 1);
-    for (guint cpu = 0; cpu < max_cpus && ctx->placement->len < n; cpu++)
-      for (guint i = 0; i < np && ctx->placement->len < n; i++)
-        if (g_array_index (ctx->system->processors, PtiProcessor, i).cpu == cpu)
-          g_array_append_val (ctx->placement, i);
-  }
-  ctx->engine = pti_engine_new (ctx->system, n,
-                                ctx->placement ? (const guint *) ctx->placement->data : NULL, error);
-  if (ctx->engine == NULL)
-    return FALSE;
-  if (ctx->progress != NULL)
-    pti_engine_set_progress (ctx->engine, ctx->progress->func, ctx->progress->data,
-                             ctx->progress->every);
-  pti_symbols_set (ctx->symbols, ctx->slot_nprocs, n);
-  for (guint i = 0; ctx->queued_changes != NULL && i < ctx->queued_changes->len; i++) {
-    const QueuedChange *q = g_ptr_array_index (ctx->queued_changes, i);
-    if (!pti_context_change_at_origin (ctx, q->time, q->target, q->element, q->value, q->origin,
-                                       error))
-      return FALSE;
-  }
-  g_clear_pointer (&ctx->queued_changes, g_ptr_array_unref);
+  ctx->n_procs = n;
   return TRUE;
 }
 
@@ -212,49 +71,22 @@ gboolean
 pti_context_set_placement (PtiContext *ctx, PtiPlacement placement, GError **error)
 {
   g_return_val_if_fail (ctx != NULL, FALSE);
-  if (ctx->engine != NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "the placement must be chosen before the processes are set");
-    return FALSE;
-  }
-  ctx->placement_kind = placement;
-  g_clear_pointer (&ctx->placement, g_array_unref);
-  return TRUE;
+  return pti_session_set_placement (ctx->session, placement == PTI_PLACEMENT_CYCLIC
+                                                    ? PTI_SESSION_PLACE_CYCLIC
+                                                    : PTI_SESSION_PLACE_BLOCK, error);
 }
 
 gboolean
 pti_context_set_placement_map (PtiContext *ctx, guint n, const guint *processors, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && (n == 0 || processors != NULL), FALSE);
-  if (ctx->engine != NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "the placement must be chosen before the processes are set");
-    return FALSE;
-  }
-  guint np = ctx->system->processors->len;
-  g_autofree gboolean *taken = g_new0 (gboolean, np);
-  for (guint r = 0; r < n; r++) {
-    if (processors[r] >= np || taken[processors[r]]) {
-      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                   processors[r] >= np
-                     ? "placement map: rank %u on processor %u, but system '%s' has processors 0 to %u"
-                     : "placement map: rank %u on processor %u, which an earlier rank has (system '%s', %u processors)",
-                   r, processors[r], ctx->system->name, processors[r] >= np ? np - 1 : np);
-      return FALSE;
-    }
-    taken[processors[r]] = TRUE;
-  }
-  if (ctx->placement != NULL)
-    g_array_unref (ctx->placement);
-  ctx->placement = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
-  g_array_append_vals (ctx->placement, processors, n);
-  return TRUE;
+  return pti_session_set_placement_map (ctx->session, n, processors, error);
 }
 
 guint
 pti_context_get_processes (const PtiContext *ctx)
 {
-  return ctx->engine ? pti_engine_n_procs (ctx->engine) : 0;
+  return ctx->n_procs;
 }
 
 /* ---- parameters ----------------------------------------------------------- */
@@ -268,7 +100,7 @@ check_param_name (const char *name, GError **error)
   if (!ok)
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "'%s' is not a valid parameter name (letters, digits and _, not starting with a digit)",
-                 name ? name : "(null)");
+                 name && g_utf8_validate (name, -1, NULL) ? name : "(not text)");
   return ok;
 }
 
@@ -276,64 +108,27 @@ gboolean
 pti_context_override_param (PtiContext *ctx, const char *name, const char *value, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && value != NULL, FALSE);
-  if (!check_param_name (name, error))
-    return FALSE;
-  g_hash_table_replace (ctx->overrides, g_strdup (name), g_strdup (value));
-  return TRUE;
-}
-
-/* Appends "; @hint" to @error's message. */
-static void
-append_hint (GError **error, const char *hint)
-{
-  if (error == NULL || *error == NULL)
-    return;
-  char *message = g_strdup_printf ("%s; %s", (*error)->message, hint);
-  g_free ((*error)->message);
-  (*error)->message = message;
-}
-
-static gboolean
-eval_override (PtiContext *ctx, const char *name, const char *text, double *value, GError **error)
-{
-  g_autoptr (PtiExpr) expr = pti_expr_compile (text, ctx->symbols, error);
-  if (expr == NULL || !pti_expr_check (expr, ctx->symbols, value, error)) {
-    g_prefix_error (error, "-D %s=%s: ", name, text);
-    append_hint (error, "a -D value is a number, or an expression of numbers and of the "
-                        "parameters the workload declares before it");
-    return FALSE;
-  }
-  return TRUE;
+  return check_param_name (name, error)
+         && pti_text_check (value, -1, PTI_WSL_TEXT_MAX, "the value", error)
+         && pti_session_override_param (ctx->session, name, value, error);
 }
 
 gboolean
 pti_context_declare_param (PtiContext *ctx, const char *name, double default_value, GError **error)
 {
   g_return_val_if_fail (ctx != NULL, FALSE);
-  if (!check_param_name (name, error))
-    return FALSE;
-  if (g_hash_table_contains (ctx->declared, name)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "parameter '%s' is declared twice", name);
-    return FALSE;
-  }
-  double value = default_value;
-  const char *text = g_hash_table_lookup (ctx->overrides, name);
-  if (text != NULL && !eval_override (ctx, name, text, &value, error))
-    return FALSE;
-  char *copy = g_strdup (name);
-  g_ptr_array_add (ctx->param_names, copy);
-  g_hash_table_add (ctx->declared, copy);
-  pti_symbols_set (ctx->symbols, pti_symbols_intern (ctx->symbols, name), value);
-  return TRUE;
+  return check_param_name (name, error)
+         && pti_session_declare_param (ctx->session, name, default_value, error);
 }
 
 double
 pti_context_get_param (const PtiContext *ctx, const char *name)
 {
   guint slot;
-  if (!pti_symbols_lookup (ctx->symbols, name, &slot))
+  PtiSymbols *symbols = pti_session_symbols (ctx->session);
+  if (!pti_symbols_lookup (symbols, name, &slot))
     return NAN;
-  return pti_symbols_get (ctx->symbols, slot);
+  return pti_symbols_get (symbols, slot);
 }
 
 gboolean
@@ -342,14 +137,15 @@ pti_context_set_param (PtiContext *ctx, const char *name, double value, GError *
   g_return_val_if_fail (ctx != NULL, FALSE);
   if (!check_param_name (name, error))
     return FALSE;
-  pti_symbols_set (ctx->symbols, pti_symbols_intern (ctx->symbols, name), value);
+  PtiSymbols *symbols = pti_session_symbols (ctx->session);
+  pti_symbols_set (symbols, pti_symbols_intern (symbols, name), value);
   return TRUE;
 }
 
 PtiSymbols *
 pti_context_get_symbols (PtiContext *ctx)
 {
-  return ctx->symbols;
+  return pti_session_symbols (ctx->session);
 }
 
 /* ---- RUDs ------------------------------------------------------------------ */
@@ -358,48 +154,7 @@ PtiRud *
 pti_rud_new_from_node (PtiContext *ctx, const char *name, const xmlNode *node, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && node != NULL, NULL);
-  if (strcmp ((const char *) node->name, "rud") != 0) {
-    pti_node_error (error, node, "a RUD must be a <rud device=\"...\"> element");
-    return NULL;
-  }
-  g_autofree char *device = pti_xml_attr (node, "device");
-  if (device == NULL) {
-    pti_node_error (error, node, "the device attribute is required (device=\"cpu\")");
-    return NULL;
-  }
-  if (g_ascii_strcasecmp (device, "cpu") != 0) {
-    pti_node_error (error, node,
-                    g_ascii_strcasecmp (device, "mpi") == 0
-                      ? "device '%s' takes no RUD: use the mpi calls (pti_mpi_send, <send>, ...)"
-                      : "unknown device '%s' (known devices: cpu, mpi)", device);
-    return NULL;
-  }
-  if (ctx->cpu_models->len == 0) {
-    pti_node_error (error, node, "system %s has no CPU model to price a cpu RUD", ctx->system->path);
-    return NULL;
-  }
-  g_autofree char *attr_name = pti_xml_attr (node, "name");
-  PtiRud *rud = g_malloc0 (sizeof (PtiRud) + ctx->cpu_models->len * sizeof (RudForm));
-  rud->ref = 1;
-  rud->name = g_strdup (name ? name : attr_name ? attr_name : "rud");
-  rud->device = g_strdup ("cpu");
-  rud->id = NO_RUD_ID;
-  for (guint i = 0; i < ctx->cpu_models->len; i++) {
-    const PtiModelDesc *desc = g_ptr_array_index (ctx->cpu_models, i);
-    gpointer compiled = desc->cpu->rud_compile (node, ctx->symbols, error);
-    if (compiled == NULL) {
-      g_prefix_error (error, "RUD '%s' (model %s): ", rud->name, desc->name);
-      pti_rud_unref (rud);
-      return NULL;
-    }
-    RudForm *form = &rud->forms[rud->n_forms++];
-    *form = (RudForm) { .desc = desc, .compiled = compiled };
-    if (desc->cpu->rud_slots != NULL) {
-      form->slots = desc->cpu->rud_slots (compiled, &form->n_slots);
-      form->last_values = g_new (double, MAX (form->n_slots, 1));
-    }
-  }
-  return rud;
+  return pti_session_rud_new (ctx->session, name, node, error);
 }
 
 PtiRud *
@@ -418,114 +173,83 @@ PtiRud *
 pti_rud_ref (PtiRud *rud)
 {
   g_return_val_if_fail (rud != NULL, NULL);
-  g_atomic_int_inc (&rud->ref);
-  return rud;
+  return pti_session_rud_ref (rud);
 }
 
 void
 pti_rud_unref (PtiRud *rud)
 {
-  if (rud == NULL || !g_atomic_int_dec_and_test (&rud->ref))
-    return;
-  for (guint i = 0; i < rud->n_forms; i++) {
-    rud->forms[i].desc->cpu->rud_free (rud->forms[i].compiled);
-    g_free (rud->forms[i].last_values);
-  }
-  g_free (rud->name);
-  g_free (rud->device);
-  g_free (rud);
+  pti_session_rud_unref (rud);
 }
 
 const char *
 pti_rud_get_device (const PtiRud *rud)
 {
-  return rud->device;
+  return pti_session_rud_device (rud);
 }
 
-/* ---- device uses ------------------------------------------------------------- */
+/* ---- checks ------------------------------------------------------------------- */
 
-static G_GNUC_NO_INLINE void
-build_progress (WslProgress *p)
+gboolean
+pti_wsl_check_rank_slow (PtiContext *ctx, const char *what, guint rank, GError **error)
 {
-  p->countdown = p->every;
-  p->func (0, 0, NAN, p->data);
-}
-
-static gboolean
-check_rank (const PtiContext *ctx, const char *what, guint rank, GError **error)
-{
-  if (ctx->engine == NULL) {
+  guint n = ctx->n_procs;
+  if (n == 0) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "%s: the processes are not set yet (call pti_context_set_processes first)", what);
     return FALSE;
   }
-  if (ctx->evaluated) {
+  if (ctx->evaluated && ctx->pull_rank == G_MAXUINT) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: the workload was already evaluated", what);
     return FALSE;
   }
-  guint n = pti_engine_n_procs (ctx->engine);
   if (rank >= n) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "%s: rank %u out of range (%u processes: ranks 0 to %u)", what, rank, n, n - 1);
     return FALSE;
   }
-  if (G_UNLIKELY (ctx->progress != NULL) && --ctx->progress->countdown == 0)
-    build_progress (ctx->progress);
-  return TRUE;
-}
-
-static inline gboolean
-form_price_reusable (const RudForm *form, gconstpointer instance, const PtiSymbols *symbols,
-                     double *price)
-{
-  if (form->slots == NULL || form->last_instance != instance)
+  if (ctx->pull_rank != G_MAXUINT && rank != ctx->pull_rank) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: rank %u's device use while the evaluation asked for rank %u's (a "
+                 "workload source appends for the rank it is asked for only)", what, rank,
+                 ctx->pull_rank);
     return FALSE;
-  const double *values = pti_symbols_values (symbols);
-  for (guint i = 0; i < form->n_slots; i++)
-    if (values[form->slots[i]] != form->last_values[i])   /* NaN never matches */
-      return FALSE;
-  *price = form->last_price;
+  }
+  if (ctx->progress)
+    pti_session_tick (ctx->session);
   return TRUE;
 }
 
-static inline void
-form_price_remember (RudForm *form, gconstpointer instance, const PtiSymbols *symbols, double price)
+/* After a successful append in push form: the automatic partial evaluation. */
+gboolean
+pti_wsl_appended (PtiContext *ctx, GError **error)
 {
-  if (form->slots == NULL)
-    return;
-  const double *values = pti_symbols_values (symbols);
-  for (guint i = 0; i < form->n_slots; i++)
-    form->last_values[i] = values[form->slots[i]];
-  form->last_instance = instance;
-  form->last_price = price;
+  if (G_UNLIKELY (ctx->programs != NULL) && ctx->pull_rank != G_MAXUINT) {
+    if (!ctx->in_collective)
+      pti_wsl_rank_yield (ctx);
+    return TRUE;
+  }
+  return pti_session_appended (ctx->session, error);
 }
 
-/* Levenshtein distance, for "did you mean": names are short. */
-static guint
-edit_distance (const char *a, const char *b)
+/* Appends "; @hint" to @error's message. */
+static void
+append_hint (GError **error, const char *hint)
 {
-  gsize la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint) j;
-  for (gsize i = 1; i <= la; i++) {
-    guint diagonal = row[0];
-    row[0] = (guint) i;
-    for (gsize j = 1; j <= lb; j++) {
-      guint up = row[j];
-      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diagonal + (a[i - 1] != b[j - 1]));
-      diagonal = up;
-    }
-  }
-  return row[lb];
+  if (error == NULL || *error == NULL)
+    return;
+  char *message = g_strdup_printf ("%s; %s", (*error)->message, hint);
+  g_free ((*error)->message);
+  (*error)->message = message;
 }
 
 void
 pti_wsl_hint_unbound (PtiContext *ctx, guint slot, gboolean workload_file, GError **error)
 {
-  if (error == NULL || *error == NULL || slot >= pti_symbols_count (ctx->symbols))
+  PtiSymbols *symbols = pti_session_symbols (ctx->session);
+  if (error == NULL || *error == NULL || slot >= pti_symbols_count (symbols))
     return;
-  const char *name = pti_symbols_name (ctx->symbols, slot);
+  const char *name = pti_symbols_name (symbols, slot);
   g_autoptr (GString) hint = g_string_new (NULL);
   if (workload_file)
     g_string_append_printf (hint, "declare it with <param name=\"%s\" value=\"...\"/> (which "
@@ -536,37 +260,19 @@ pti_wsl_hint_unbound (PtiContext *ctx, guint slot, gboolean workload_file, GErro
                             "before this call, or declare it with pti_context_declare_param "
                             "(ctx, \"%s\", default) so that -D %s=VALUE can set it",
                             name, name, name);
-  /* Bound names a typing mistake away: within a third of the name's length. */
-  guint best = MAX (1, (guint) strlen (name) / 3) + 1;
-  g_autoptr (GString) near = g_string_new (NULL);
-  for (guint i = 0; i < pti_symbols_count (ctx->symbols); i++) {
-    if (i == slot || isnan (pti_symbols_get (ctx->symbols, i)))
-      continue;
-    const char *other = pti_symbols_name (ctx->symbols, i);
-    guint d = edit_distance (name, other);
-    if (d < best) {
-      best = d;
-      g_string_assign (near, other);
-    } else if (d == best && near->len > 0) {
-      g_string_append_printf (near, "', '%s", other);
-    }
-  }
-  if (near->len > 0)
-    g_string_append_printf (hint, " (did you mean '%s'?)", near->str);
+  /* Bound names a typing mistake away. */
+  guint n = pti_symbols_count (symbols);
+  g_autofree const char **bound = g_new0 (const char *, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    if (i != slot && !isnan (pti_symbols_get (symbols, i)))
+      bound[i] = pti_symbols_name (symbols, i);
+  g_autofree char *near = pti_nearest_names (name, bound, n);
+  if (near != NULL)
+    g_string_append_printf (hint, " (did you mean: %s?)", near);
   append_hint (error, hint->str);
 }
 
-/* The first parameter @form's price reads that is unbound, or G_MAXUINT
- * (also when the model cannot say which it reads). */
-static guint
-first_unbound (const RudForm *form, const PtiSymbols *symbols)
-{
-  const double *values = pti_symbols_values (symbols);
-  for (guint i = 0; form->slots != NULL && i < form->n_slots; i++)
-    if (isnan (values[form->slots[i]]))
-      return form->slots[i];
-  return G_MAXUINT;
-}
+/* ---- device uses -------------------------------------------------------------- */
 
 gboolean
 pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
@@ -582,36 +288,55 @@ gboolean
 pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **error)
 {
   g_return_val_if_fail (ctx != NULL && rud != NULL, FALSE);
-  if (!check_rank (ctx, "use", rank, error))
+  if (!pti_wsl_check_rank (ctx, "use", rank, error))
     return FALSE;
-  const PtiModelInstance *cpu = pti_engine_cpu (ctx->engine, rank);
-  RudForm *form = NULL;
-  for (guint i = 0; i < rud->n_forms && form == NULL; i++)
-    if (rud->forms[i].desc == cpu->desc)
-      form = &rud->forms[i];
-  if (G_UNLIKELY (form == NULL)) {
+  if (G_UNLIKELY (pti_session_rud_session (rud) != ctx->session)) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "rank %u: RUD '%s' was made by another context", rank, rud->name);
+                 "rank %u: RUD '%s' was made by another context", rank,
+                 pti_session_rud_name (rud));
     return FALSE;
   }
-  pti_symbols_set (ctx->symbols, ctx->slot_rank, rank);
-  double seconds;
-  if (!form_price_reusable (form, cpu->state, ctx->symbols, &seconds)) {
-    if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, ctx->symbols, &seconds,
-                                            error))) {
-      g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
-      form->last_instance = NULL;
-      *unbound = first_unbound (form, ctx->symbols);
-      return FALSE;
-    }
-    form_price_remember (form, cpu->state, ctx->symbols, seconds);
+  return pti_session_use (ctx->session, rank, rud, unbound, error)
+         && pti_wsl_appended (ctx, error);
+}
+
+/* pti_use_time, pti_use_flops and sleeps: priced by the CPU model's
+ * time_cost or flops_cost (HMI CPU ops version 2), never through a RUD. */
+static gboolean
+use_burst (PtiContext *ctx, guint rank, double amount, PtiSessionBurst kind, GError **error)
+{
+  static const char *const what[] = { "use_time", "use_flops", "sleep" };
+  if (!pti_wsl_check_rank (ctx, what[kind], rank, error))
+    return FALSE;
+  if (G_UNLIKELY (!(isfinite (amount) && amount >= 0))) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s on rank %u: %g is not a %s (a finite number >= 0)", what[kind], rank, amount,
+                 kind == PTI_SESSION_BURST_FLOPS ? "number of floating-point operations"
+                                                 : "time in seconds");
+    return FALSE;
   }
-  if (G_UNLIKELY (rud->id == NO_RUD_ID)) {
-    rud->id = ctx->ruds->len;
-    g_ptr_array_add (ctx->ruds, pti_rud_ref (rud));
-  }
-  pti_engine_add_compute (ctx->engine, rank, seconds, rud->id);
-  return appended (ctx, TRUE, error);
+  return pti_session_use_burst (ctx->session, rank, kind, amount, error)
+         && pti_wsl_appended (ctx, error);
+}
+
+gboolean
+pti_wsl_sleep (PtiContext *ctx, guint rank, double seconds, GError **error)
+{
+  return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_SLEEP, error);
+}
+
+gboolean
+pti_use_time (PtiContext *ctx, guint rank, double seconds, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_TIME, error);
+}
+
+gboolean
+pti_use_flops (PtiContext *ctx, guint rank, double flops, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  return use_burst (ctx, rank, flops, PTI_SESSION_BURST_FLOPS, error);
 }
 
 gboolean
@@ -621,271 +346,139 @@ pti_use_xml (PtiContext *ctx, guint rank, const char *xml, GError **error)
   return rud != NULL && pti_use (ctx, rank, rud, error);
 }
 
-static gboolean
-check_message (const PtiContext *ctx, const char *what, guint rank, gboolean receive, guint peer,
-               gint tag, GError **error)
-{
-  if (!check_rank (ctx, what, rank, error))
-    return FALSE;
-  guint n = pti_engine_n_procs (ctx->engine);
-  if (peer >= n && !(receive && peer == PTI_ANY_SOURCE)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "%s on rank %u: %s rank %u out of range (%u processes: ranks 0 to %u)",
-                 what, rank, receive ? "source" : "destination", peer, n, n - 1);
-    return FALSE;
-  }
-  if (tag < 0 && !(receive && tag == PTI_ANY_TAG)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s on rank %u: tag %d must be >= 0%s",
-                 what, rank, tag, receive ? " (or PTI_ANY_TAG)" : "");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-gboolean
-pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag, GError **error)
-{
-  return appended (ctx, check_message (ctx, "send", rank, FALSE, dst, tag, error)
-                       && pti_engine_add_send (ctx->engine, rank, dst, bytes, tag,
-                                               PTI_COMM_WORLD, error), error);
-}
-
-gboolean
-pti_mpi_recv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag, GError **error)
-{
-  return appended (ctx, check_message (ctx, "recv", rank, TRUE, src, tag, error)
-                       && pti_engine_add_recv (ctx->engine, rank, src, bytes, tag,
-                                               PTI_COMM_WORLD, error), error);
-}
-
-gboolean
-pti_mpi_isend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
-               PtiRequest *request, GError **error)
-{
-  g_return_val_if_fail (request != NULL, FALSE);
-  guint32 r;
-  if (!check_message (ctx, "isend", rank, FALSE, dst, tag, error)
-      || !pti_engine_add_isend (ctx->engine, rank, dst, bytes, tag, PTI_COMM_WORLD, &r, error))
-    return FALSE;
-  *request = r;
-  return appended (ctx, TRUE, error);
-}
-
-gboolean
-pti_mpi_irecv (PtiContext *ctx, guint rank, guint src, guint64 bytes, gint tag,
-               PtiRequest *request, GError **error)
-{
-  g_return_val_if_fail (request != NULL, FALSE);
-  guint32 r;
-  if (!check_message (ctx, "irecv", rank, TRUE, src, tag, error)
-      || !pti_engine_add_irecv (ctx->engine, rank, src, bytes, tag, PTI_COMM_WORLD, &r, error))
-    return FALSE;
-  *request = r;
-  return appended (ctx, TRUE, error);
-}
+/* ---- waits ----------------------------------------------------------------------- */
 
 static gboolean
-add_wait (PtiContext *ctx, const char *what, guint rank, guint n, const PtiRequest *requests,
-          gboolean any, GError **error)
+add_wait (PtiContext *ctx, const char *what, PtiOpKind kind, guint rank, guint n,
+          const PtiRequest *requests, GError **error)
 {
-  if (!check_rank (ctx, what, rank, error))
+  if (!pti_wsl_check_rank (ctx, what, rank, error))
     return FALSE;
+  /* Requests that are not the engine's: complete ones, non-blocking
+   * collectives (nbc.c). */
+  if (G_UNLIKELY (pti_nbc_special (ctx, rank, n, requests)))
+    return pti_nbc_wait (ctx, what, rank, n, requests, kind == PTI_OP_WAITANY, error);
   G_STATIC_ASSERT (sizeof (PtiRequest) == sizeof (guint32));
-  if (!pti_engine_add_wait (ctx->engine, rank, n, (const guint32 *) requests, any, error)) {
+  if (!pti_engine_add_wait (pti_session_engine (ctx->session), kind, rank, n,
+                            (const guint32 *) requests, error)) {
     g_prefix_error (error, "%s: ", what);
     return FALSE;
   }
-  return appended (ctx, TRUE, error);
+  return pti_wsl_appended (ctx, error);
 }
 
 gboolean
 pti_mpi_wait (PtiContext *ctx, guint rank, PtiRequest request, GError **error)
 {
-  return add_wait (ctx, "wait", rank, 1, &request, FALSE, error);
+  return add_wait (ctx, "wait", PTI_OP_WAIT, rank, 1, &request, error);
 }
 
 gboolean
 pti_mpi_waitall (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests, GError **error)
 {
-  return add_wait (ctx, "waitall", rank, n, requests, FALSE, error);
+  return add_wait (ctx, "waitall", PTI_OP_WAITALL, rank, n, requests, error);
 }
 
 gboolean
 pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const PtiRequest *requests, GError **error)
 {
-  return add_wait (ctx, "waitany", rank, n, requests, TRUE, error);
+  return add_wait (ctx, "waitany", PTI_OP_WAITANY, rank, n, requests, error);
 }
 
-gboolean
-pti_wsl_check_collective (PtiContext *ctx, const char *what, guint rank, GError **error)
-{
-  return check_rank (ctx, what, rank, error);
-}
-
-
-/* ---- evaluation -------------------------------------------------------------- */
+/* ---- evaluation ---------------------------------------------------------------- */
 
 void
 pti_context_set_trace (PtiContext *ctx, const char *path)
 {
-  g_free (ctx->trace_path);
-  ctx->trace_path = g_strdup (path);
+  pti_session_set_trace (ctx->session, path);
 }
 
-/* -D names the workload never declared are mistakes, not silently ignored. */
+/* The engine asks for @rank's next operations: the user's source appends
+ * them through the usual calls, which check that they are @rank's. */
 static gboolean
-check_overrides_used (PtiContext *ctx, GError **error)
+pull_rank (gpointer data, guint rank, GError **error)
 {
-  g_autoptr (GPtrArray) unused = g_ptr_array_new ();
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init (&it, ctx->overrides);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    if (!g_hash_table_contains (ctx->declared, key))
-      g_ptr_array_add (unused, key);
-  if (unused->len == 0)
-    return TRUE;
-  g_ptr_array_sort (unused, (GCompareFunc) g_strcmp0);
-  g_autoptr (GString) names = g_string_new (NULL);
-  for (guint i = 0; i < ctx->param_names->len; i++)
-    g_string_append_printf (names, "%s%s", i ? ", " : "", (char *) g_ptr_array_index (ctx->param_names, i));
-  g_set_error (error, PTI_ERROR, PTI_ERROR_USAGE,
-               "-D %s: workload '%s' has no such parameter (its parameters: %s)",
-               *(char **) unused->pdata, ctx->workload_name, names->len ? names->str : "none");
-  return FALSE;
+  PtiContext *ctx = data;
+  gboolean done = FALSE;
+  ctx->pull_rank = rank;
+  pti_session_set_pulling (ctx->session, TRUE);
+  gboolean ok = ctx->source (ctx, rank, ctx->source_data, &done, error);
+  pti_session_set_pulling (ctx->session, FALSE);
+  ctx->pull_rank = G_MAXUINT;
+  if (ok && done)
+    pti_engine_source_done (pti_session_engine (ctx->session), rank);
+  return ok;
 }
 
-static char *
-format_number (double v)
+static void
+skip_repetitions (gpointer data, guint rank, guint64 n)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.15g", v));
+  PtiContext *ctx = data;
+  if (ctx->skip != NULL)
+    ctx->skip (ctx, rank, ctx->source_data, n);
 }
 
-/* Open the trace and write its header, once, at the first evaluation. */
-static gboolean
-open_trace (PtiContext *ctx, GError **error)
+gboolean
+pti_wsl_set_source (PtiContext *ctx, PtiRankPullFunc pull, PtiWslSkipFunc skip, gpointer data,
+                    GDestroyNotify destroy, GError **error)
 {
-  if (ctx->trace_path == NULL || ctx->writer != NULL)
-    return TRUE;
-  g_autoptr (PtiTraceWriter) w = pti_trace_writer_open (ctx->trace_path, error);
-  if (w == NULL)
+  g_return_val_if_fail (ctx != NULL && pull != NULL, FALSE);
+  if (pti_session_n_procs (ctx->session) == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "a workload source needs the processes set first (pti_context_set_processes)");
     return FALSE;
-
-  guint np = ctx->param_names->len;
-  g_autofree PtiTraceParam *params = g_new0 (PtiTraceParam, np + 1);
-  g_autoptr (GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < np; i++) {
-    params[i].name = g_ptr_array_index (ctx->param_names, i);
-    char *v = format_number (pti_context_get_param (ctx, params[i].name));
-    g_ptr_array_add (strings, v);
-    params[i].value = v;
   }
-  /* The instances in use: a model configured but not chosen (an HMC
-   * element's other model, --use-model) is not in the trace. */
-  const PtiSystem *sys = ctx->system;
-  g_autoptr (GPtrArray) active = g_ptr_array_new ();
-  for (guint i = 0; i < sys->computers->len; i++) {
-    const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
-    g_ptr_array_add (active, c->cpu);
-    if (c->intra != NULL)
-      g_ptr_array_add (active, c->intra);
-  }
-  for (guint i = 0; i < sys->networks->len; i++)
-    g_ptr_array_add (active, g_array_index (sys->networks, PtiNetwork, i).model);
-  GPtrArray *inst = sys->instances;
-  g_autofree PtiTraceModel *models = g_new0 (PtiTraceModel, inst->len + 1);
-  guint n_models = 0;
-  g_autoptr (GArray) records = g_array_new (FALSE, TRUE, sizeof (PtiTraceRecordType));
-  g_autoptr (GPtrArray) seen = g_ptr_array_new ();
-  for (guint i = 0; i < inst->len; i++) {
-    const PtiModelInstance *mi = g_ptr_array_index (inst, i);
-    if (!g_ptr_array_find (active, mi, NULL))
-      continue;
-    models[n_models++] = (PtiTraceModel) { mi->desc->name, mi->owner };
-    if (mi->desc->records == NULL || g_ptr_array_find (seen, mi->desc, NULL))
-      continue;
-    g_ptr_array_add (seen, (gpointer) mi->desc);
-    for (const PtiTraceRecordDesc *r = mi->desc->records; r->name != NULL; r++) {
-      PtiTraceRecordType t = { mi->desc->name, mi->desc->records_namespace, r->name, r->fields,
-                               r->description };
-      g_array_append_val (records, t);
-    }
-  }
-  guint n = pti_engine_n_procs (ctx->engine);
-  g_autofree PtiTraceProcess *procs = g_new0 (PtiTraceProcess, n);
-  for (guint r = 0; r < n; r++) {
-    char *where = pti_system_describe_processor (
-      ctx->system, ctx->placement ? g_array_index (ctx->placement, guint, r) : r);
-    g_ptr_array_add (strings, where);
-    procs[r] = (PtiTraceProcess) { r, where };
-  }
-  g_autofree char *generator = g_strdup_printf ("pti %s", PTI_VERSION);
-  PtiTraceHeader h = {
-    .system_name = ctx->system->name,
-    .system_file = ctx->system->path,
-    .workload_name = ctx->workload_name,
-    .workload_file = ctx->workload_file,
-    .generator = generator,
-    .params = params, .n_params = np,
-    .models = models, .n_models = n_models,
-    .records = (PtiTraceRecordType *) records->data, .n_records = records->len,
-    .processes = procs, .n_processes = n,
-  };
-  if (!pti_trace_writer_header (w, &h, error))
+  if (ctx->source != NULL || pti_session_n_events (ctx->session) > 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "a workload has one source, and no device use may come before it");
     return FALSE;
-  ctx->writer = g_steal_pointer (&w);
+  }
+  ctx->source = pull;
+  ctx->skip = skip;
+  ctx->source_data = data;
+  ctx->source_destroy = destroy;
+  PtiEngineSource src = { .pull = pull_rank, .skip = skip ? skip_repetitions : NULL,
+                          .data = ctx };
+  pti_session_set_source (ctx->session, &src);
   return TRUE;
 }
 
-/* RUD names by id, for the trace: (transfer container). */
-static const char **
-rud_names (PtiContext *ctx)
+gboolean
+pti_context_set_source (PtiContext *ctx, PtiRankPullFunc pull, gpointer data,
+                        GDestroyNotify destroy, GError **error)
 {
-  const char **names = g_new0 (const char *, ctx->ruds->len + 1);
-  for (guint i = 0; i < ctx->ruds->len; i++)
-    names[i] = ((PtiRud *) g_ptr_array_index (ctx->ruds, i))->name;
-  return names;
+  return pti_wsl_set_source (ctx, pull, NULL, data, destroy, error);
 }
 
 gboolean
 pti_evaluate (PtiContext *ctx, GError **error)
 {
   g_return_val_if_fail (ctx != NULL, FALSE);
-  if (ctx->evaluated) {
+  if (pti_session_evaluated (ctx->session)) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "the workload was already evaluated");
     return FALSE;
   }
-  if (!check_overrides_used (ctx, error))
+  if (!pti_session_check_overrides_used (ctx->session, error))
     return FALSE;
-  if (ctx->engine == NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "workload '%s' declares no processes", ctx->workload_name);
+  if (pti_session_n_procs (ctx->session) > 0 && ctx->source == NULL
+      && !pti_coll_check_complete (ctx, error))
+    return FALSE;
+  GError *local = NULL;
+  ctx->evaluated = TRUE;
+  if (!pti_session_evaluate (ctx->session, &local)) {
+    /* Ranks blocked in a collective that a finished rank never made: that
+     * call is the mistake, not the deadlock it causes. */
+    if (g_error_matches (local, PTI_ERROR, PTI_ERROR_DEADLOCK) && ctx->source != NULL
+        && !pti_coll_check_complete (ctx, error)) {
+      g_error_free (local);
+      return FALSE;
+    }
+    g_propagate_error (error, local);
     return FALSE;
   }
-  if (!pti_coll_check_complete (ctx, error))
-    return FALSE;
-  ctx->evaluated = TRUE;
-  g_autofree const char **names = rud_names (ctx);
-  if (!open_trace (ctx, error))
-    return FALSE;
-  pti_engine_set_trace (ctx->engine, ctx->writer, names);
-  if (!pti_engine_run (ctx->engine, TRUE, error))
-    return FALSE;
-  return ctx->writer == NULL
-         || (pti_engine_write_events (ctx->engine, ctx->writer, names, error)
-             && pti_trace_writer_commit (ctx->writer, error));
-}
-
-static void
-queued_change_free (gpointer data)
-{
-  QueuedChange *q = data;
-  g_free (q->target);
-  g_free (q->element);
-  g_free (q->value);
-  g_free (q->origin);
-  g_free (q);
+  /* A source's collectives are checked as they come; at the end, that none
+   * is left half made. */
+  return ctx->source == NULL || pti_coll_check_complete (ctx, error);
 }
 
 gboolean
@@ -894,42 +487,16 @@ pti_context_change_at_origin (PtiContext *ctx, double time, const char *target,
                               GError **error)
 {
   g_return_val_if_fail (ctx != NULL && target != NULL && element != NULL && value != NULL, FALSE);
-  if (ctx->evaluated) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "%s: the workload was already evaluated", origin);
-    return FALSE;
-  }
-  /* "link_load[s1.*:up]": the element, and the parts it applies to */
-  g_autofree char *name = g_strdup (element);
-  char *selector = NULL, *open = strchr (name, '[');
-  if (open != NULL) {
-    gsize len = strlen (open);
-    if (len < 3 || open[len - 1] != ']') {
-      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                   "%s: '%s' is not ELEMENT or ELEMENT[PARTS], e.g. link_load[s1.0-s2.*:up]",
-                   origin, element);
+  /* Models match the parts with GLib's patterns, which abort on bytes that
+   * are not UTF-8: the text is checked here, where it enters. */
+  static const char *const fields[] = { "the target", "the element", "the value" };
+  const char *texts[] = { target, element, value };
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++) {
+    g_autofree char *what = g_strdup_printf ("%s: %s", origin, fields[i]);
+    if (!pti_text_check (texts[i], -1, PTI_WSL_TEXT_MAX, what, error))
       return FALSE;
-    }
-    *open = '\0';
-    open[len - 1] = '\0';
-    selector = open + 1;
   }
-  if (name[0] == '\0') {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no element named in '%s'", origin,
-                 element);
-    return FALSE;
-  }
-  if (ctx->engine == NULL) {
-    /* Checked by the model once the engine exists (pti_context_set_processes). */
-    QueuedChange *q = g_new0 (QueuedChange, 1);
-    *q = (QueuedChange) { time, g_strdup (target), g_strdup (element), g_strdup (value),
-                          g_strdup (origin) };
-    if (ctx->queued_changes == NULL)
-      ctx->queued_changes = g_ptr_array_new_with_free_func (queued_change_free);
-    g_ptr_array_add (ctx->queued_changes, q);
-    return TRUE;
-  }
-  return pti_engine_add_change (ctx->engine, time, target, name, selector, value, origin, error);
+  return pti_session_change_at (ctx->session, time, target, element, value, origin, error);
 }
 
 gboolean
@@ -944,90 +511,166 @@ gboolean
 pti_evaluate_partial (PtiContext *ctx, GError **error)
 {
   g_return_val_if_fail (ctx != NULL, FALSE);
-  if (ctx->evaluated) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "the workload was already evaluated");
-    return FALSE;
-  }
-  if (ctx->engine == NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "partial evaluation: the processes are not set yet");
-    return FALSE;
-  }
-  if (pti_engine_has_repetition (ctx->engine)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "partial evaluation cannot be combined with analytical repetition "
-                 "(pti_repeat_begin) in one workload yet");
-    return FALSE;
-  }
-  ctx->appended = 0;
-  g_autofree const char **names = rud_names (ctx);
-  if (!open_trace (ctx, error))
-    return FALSE;
-  /* Models' records of this run go to the trace too. */
-  pti_engine_set_trace (ctx->engine, ctx->writer, NULL);
-  return pti_engine_run (ctx->engine, FALSE, error)
-         && pti_engine_flush (ctx->engine, ctx->writer, names, error);
+  return pti_session_evaluate_partial (ctx->session, error);
 }
 
 void
 pti_context_set_pending_limit (PtiContext *ctx, guint64 events)
 {
   g_return_if_fail (ctx != NULL);
-  ctx->pending_limit = events;
-}
-
-/* Called after each event appended: the automatic partial evaluation
- * (suspended in a workload with repeated blocks). */
-static inline gboolean
-appended (PtiContext *ctx, gboolean ok, GError **error)
-{
-  if (G_LIKELY (!ok || ctx->pending_limit == 0 || ++ctx->appended < ctx->pending_limit)
-      || pti_engine_has_repetition (ctx->engine))
-    return ok;
-  return pti_evaluate_partial (ctx, error);
+  /* Partial evaluation is automatic; a limit runs it at a fixed pace. */
+  pti_session_set_pending_limit (ctx->session, events);
 }
 
 void
 pti_wsl_repetition_figures (const PtiContext *ctx, guint64 *evaluated, guint64 *extrapolated)
 {
-  *evaluated = *extrapolated = 0;
-  if (ctx->engine != NULL)
-    pti_engine_repetition_figures (ctx->engine, evaluated, extrapolated);
+  pti_session_repetition_figures (ctx->session, evaluated, extrapolated);
 }
 
 gboolean
 pti_repeat_begin (PtiContext *ctx, guint rank, guint64 count, GError **error)
 {
-  return check_rank (ctx, "repeat", rank, error)
-         && pti_engine_repeat_begin (ctx->engine, rank, count, error);
+  return pti_wsl_check_rank (ctx, "repeat", rank, error)
+         && pti_engine_repeat_begin (pti_session_engine (ctx->session), rank, count,
+                                     !ctx->regenerating, error);
 }
 
 gboolean
 pti_repeat_end (PtiContext *ctx, guint rank, GError **error)
 {
-  return check_rank (ctx, "repeat end", rank, error)
-         && pti_engine_repeat_end (ctx->engine, rank, error);
+  return pti_wsl_check_rank (ctx, "repeat end", rank, error)
+         && pti_engine_repeat_end (pti_session_engine (ctx->session), rank, error);
+}
+
+/* ---- phases and assertions ------------------------------------------------- */
+
+/* A phase's name is read in assertion tests (PHASE_time): an identifier. */
+static gboolean
+check_phase_name (const char *name, guint rank, GError **error)
+{
+  gboolean ok = name != NULL && (g_ascii_isalpha (name[0]) || name[0] == '_')
+                && strlen (name) <= 100;
+  for (const char *c = name; ok && *c; c++)
+    ok = g_ascii_isalnum (*c) || *c == '_';
+  if (!ok)
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: phase name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most "
+                 "100 characters): assertions name it in expressions such as NAME_time", rank,
+                 name != NULL && g_utf8_validate (name, -1, NULL) ? name : "(not UTF-8)");
+  return ok;
+}
+
+gboolean
+pti_phase_begin (PtiContext *ctx, guint rank, const char *name, GError **error)
+{
+  if (!pti_wsl_check_rank (ctx, "phase", rank, error) || !check_phase_name (name, rank, error))
+    return FALSE;
+  PtiEngine *e = pti_session_engine (ctx->session);
+  pti_engine_add_phase_begin (e, rank, pti_engine_phase_intern (e, name));
+  return TRUE;
+}
+
+gboolean
+pti_phase_end (PtiContext *ctx, guint rank, const char *name, GError **error)
+{
+  if (!pti_wsl_check_rank (ctx, "phase end", rank, error) || !check_phase_name (name, rank, error))
+    return FALSE;
+  PtiEngine *e = pti_session_engine (ctx->session);
+  guint phase;
+  if (!pti_engine_phase_lookup (e, name, &phase)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: pti_phase_end '%s': no phase of that name was begun", rank, name);
+    return FALSE;
+  }
+  return pti_engine_add_phase_end (e, rank, phase, error);
+}
+
+gboolean
+pti_assert (PtiContext *ctx, const char *name, const char *test, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  return pti_session_assert (ctx->session, name, test, NULL, error);
+}
+
+gboolean
+pti_wsl_assert_at (PtiContext *ctx, const char *name, const char *test, const char *origin,
+                   GError **error)
+{
+  return pti_session_assert (ctx->session, name, test, origin, error);
+}
+
+guint
+pti_result_n_assertions (const PtiContext *ctx)
+{
+  return pti_assertions_count (pti_session_assertions (ctx->session));
+}
+
+gboolean
+pti_result_assertion (const PtiContext *ctx, guint index, PtiAssertionResult *out)
+{
+  const PtiAssertionOutcome *o = pti_assertions_outcome (pti_session_assertions (ctx->session),
+                                                         index);
+  if (o == NULL || !pti_session_evaluated (ctx->session))
+    return FALSE;
+  *out = (PtiAssertionResult) {
+    .name = o->name, .test = o->test, .origin = o->origin, .passed = o->passed,
+    .n_values = o->n_values, .value_names = o->value_names, .values = o->values,
+  };
+  return TRUE;
+}
+
+guint
+pti_result_assertions_failed (const PtiContext *ctx)
+{
+  return pti_assertions_failed (pti_session_assertions (ctx->session));
+}
+
+guint
+pti_result_n_phases (const PtiContext *ctx)
+{
+  PtiEngine *e = pti_session_engine (ctx->session);
+  return e != NULL ? pti_engine_n_phases (e) : 0;
+}
+
+const char *
+pti_result_phase_name (const PtiContext *ctx, guint phase)
+{
+  PtiEngine *e = pti_session_engine (ctx->session);
+  return e != NULL && phase < pti_engine_n_phases (e) ? pti_engine_phase_name (e, phase) : NULL;
+}
+
+gboolean
+pti_result_phase (const PtiContext *ctx, guint phase, guint rank, PtiPhaseResult *out)
+{
+  PtiEngine *e = pti_session_engine (ctx->session);
+  PtiPhaseFigures f;
+  if (e == NULL || !pti_session_evaluated (ctx->session)
+      || !pti_engine_phase_figures (e, phase, rank, &f))
+    return FALSE;
+  *out = (PtiPhaseResult) { .time = f.time, .compute = f.compute, .comm = f.comm, .wait = f.wait,
+                            .messages = f.messages, .bytes = f.bytes, .entries = f.entries };
+  return TRUE;
 }
 
 double
 pti_result_time (const PtiContext *ctx)
 {
-  return ctx->engine && ctx->evaluated ? pti_engine_predicted_time (ctx->engine) : NAN;
+  return pti_session_predicted_time (ctx->session);
 }
 
 guint64
 pti_result_events (const PtiContext *ctx)
 {
-  return ctx->engine ? pti_engine_n_events (ctx->engine) : 0;
+  return pti_session_n_events (ctx->session);
 }
 
 gboolean
 pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
 {
-  if (ctx->engine == NULL || !ctx->evaluated || rank >= pti_engine_n_procs (ctx->engine))
-    return FALSE;
   PtiTraceProcessSummary s;
-  pti_engine_process_summary (ctx->engine, rank, &s);
+  if (!pti_session_process_result (ctx->session, rank, &s))
+    return FALSE;
   *out = (PtiProcessResult) { .end = s.end, .compute = s.compute, .comm = s.comm,
                               .wait = s.wait, .events = s.events };
   return TRUE;
@@ -1036,45 +679,83 @@ pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
 gboolean
 pti_wsl_set_progress (PtiContext *ctx, PtiProgressFunc func, gpointer data, guint64 every)
 {
-  g_clear_pointer (&ctx->progress, g_free);
-  every = MAX (every, 1);
-  if (func != NULL) {
-    ctx->progress = g_new0 (WslProgress, 1);
-    *ctx->progress = (WslProgress) { func, data, every, every };
-  }
-  if (ctx->engine != NULL)
-    pti_engine_set_progress (ctx->engine, func, data, every);
+  ctx->progress = func != NULL;
+  pti_session_set_progress (ctx->session, func, data, MAX (every, 1));
   return TRUE;
 }
 
 const char *
 pti_wsl_system_name (const PtiContext *ctx)
 {
-  return ctx->system->name;
+  return pti_system_name (pti_session_system (ctx->session));
 }
 
-/* ---- for communicators and collectives (comm.c, collectives.c) ----------- */
-
-PtiEngine *
-pti_wsl_engine (PtiContext *ctx)
+const char *
+pti_wsl_workload_name (const PtiContext *ctx)
 {
-  return ctx->engine;
+  return pti_session_workload_name (ctx->session);
 }
 
-const PtiSystem *
-pti_wsl_system (const PtiContext *ctx)
+PtiSession *
+pti_wsl_session (PtiContext *ctx)
 {
-  return ctx->system;
+  return ctx->session;
 }
 
-PtiCollState **
-pti_wsl_coll_state (PtiContext *ctx)
+guint64
+pti_wsl_rank_appended (PtiContext *ctx, guint rank)
 {
-  return &ctx->coll;
+  return pti_engine_rank_appended (pti_session_engine (ctx->session), rank);
+}
+
+/* ---- modelling assertions (seed 004) --------------------------------------- */
+
+static void
+term_free (gpointer p)
+{
+  PtiWslTerm *t = p;
+  g_free (t->phase);
+  g_free (t->name);
+  g_free (t->value);
+  g_free (t->origin);
+  g_free (t);
+}
+
+const GPtrArray *
+pti_wsl_terms (const PtiContext *ctx)
+{
+  return ctx->terms;
 }
 
 gboolean
-pti_wsl_appended (PtiContext *ctx, gboolean ok, GError **error)
+pti_wsl_term_add (PtiContext *ctx, const char *phase, const char *name, const char *value,
+                  double bound, const char *origin, GError **error)
 {
-  return appended (ctx, ok, error);
+  if (ctx->terms == NULL)
+    ctx->terms = g_ptr_array_new_with_free_func (term_free);
+  for (guint i = 0; i < ctx->terms->len; i++) {
+    const PtiWslTerm *t = g_ptr_array_index (ctx->terms, i);
+    if (strcmp (t->phase, phase) == 0 && strcmp (t->name, name) == 0) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s: term %s of phase %s is stated twice (first at %s)", origin, name, phase,
+                   t->origin);
+      return FALSE;
+    }
+  }
+  /* compiled now for its syntax; evaluated per rank by the validator */
+  g_autoptr (GError) err = NULL;
+  g_autoptr (PtiExpr) e = pti_expr_compile (value, pti_context_get_symbols (ctx), &err);
+  if (e == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: <term name=\"%s\">: %s", origin, name,
+                 err->message);
+    return FALSE;
+  }
+  PtiWslTerm *t = g_new0 (PtiWslTerm, 1);
+  t->phase = g_strdup (phase);
+  t->name = g_strdup (name);
+  t->value = g_strdup (value);
+  t->bound = bound;
+  t->origin = g_strdup (origin);
+  g_ptr_array_add (ctx->terms, t);
+  return TRUE;
 }

@@ -22,8 +22,9 @@
  *   <case of="C"> <branch exprob="p">...   ops(C) + sum over branches of p * (sum of its body)
  *   price = (operations of the RUD) * op * scale
  *
- * How: rud_compile() turns the whole RUD into ONE expression of pti's
- * expression language (pti/expr.h), compiled once; cost(), the hot path,
+ * How: rud_fold() turns the whole RUD, parsed and checked by pti into a
+ * tree (pti/rud.h), into ONE expression of pti's expression language
+ * (pti/expr.h), compiled once; cost(), the hot path,
  * evaluates it with the current parameter values, which neither parses nor
  * allocates.  The expressions of the individual attributes are kept too,
  * only to say which one is at fault when a price cannot be computed. */
@@ -82,7 +83,7 @@ model_configure (gpointer instance, const xmlNode *config, GError **error)
 typedef struct {
   PtiExpr *expr;
   long line;
-  const char *element;   /* static: one of the names in compile_node */
+  const char *element;   /* the element's name (owned by pti, static) */
   const char *attr;      /* static */
 } Part;
 
@@ -108,144 +109,88 @@ compiled_free (gpointer data)
 
 /* Compiles @text, the value of @attr on @node, and appends "(text)" to @out. */
 static gboolean
-add_part (Compiled *c, const xmlNode *node, const char *element, const char *attr,
-          const char *text, PtiSymbols *symbols, GString *out, GError **error)
+add_part (Compiled *c, const PtiRudNode *node, const char *attr, const char *text,
+          PtiSymbols *symbols, GString *out, GError **error)
 {
   PtiExpr *e = pti_expr_compile (text, symbols, error);
   if (e == NULL) {
-    g_prefix_error (error, "%s:%ld: <%s %s=\"%s\">: ", c->url, xmlGetLineNo (node), element,
+    g_prefix_error (error, "%s:%d: <%s %s=\"%s\">: ", node->file, node->line, node->element,
                     attr, text);
     return FALSE;
   }
-  Part p = { e, xmlGetLineNo (node), element, attr };
+  Part p = { e, node->line, node->element, attr };
   g_array_append_val (c->parts, p);
   g_string_append_printf (out, "(%s)", text);
   return TRUE;
 }
 
-/* Refuses attributes of @node not in @allowed, so that a misspelt one is an
- * error instead of being ignored. */
+/* Appends to @out the number of operations in @node's `of` list (pti has
+ * split it into items), "MFDL,2*AFDL" as "+(1)+(2)".  Every code costs the
+ * same here (STEP 4: a real model looks the codes up, and refuses one it
+ * does not know with pti_rud_error). */
 static gboolean
-check_attributes (const xmlNode *node, const char *const *allowed, GError **error)
+add_ops (Compiled *c, const PtiRudNode *node, PtiSymbols *symbols, GString *out, GError **error)
 {
-  for (const xmlAttr *a = node->properties; a != NULL; a = a->next) {
-    gboolean ok = FALSE;
-    for (guint i = 0; allowed[i] != NULL && !ok; i++)
-      ok = strcmp ((const char *) a->name, allowed[i]) == 0;
-    if (!ok)
-      return pti_node_error (error, node, "unknown attribute '%s'", (const char *) a->name);
-  }
-  return TRUE;
-}
-
-/* Appends to @out the number of operations in the list @of, "MFDL,2*AFDL",
- * as "+(1)+(2)".  Codes are checked for form only: every code costs the
- * same here (STEP 4: a real model looks them up). */
-static gboolean
-add_ops (Compiled *c, const xmlNode *node, const char *element, const char *of,
-         PtiSymbols *symbols, GString *out, GError **error)
-{
-  g_autofree char *flat = g_strdup (of);
-  g_strdelimit (flat, "\\\n\r\t", ' ');   /* the paper's backslash line continuation */
-  g_auto (GStrv) items = g_strsplit (flat, ",", -1);
-  for (guint i = 0; items[i] != NULL; i++) {
-    char *item = g_strstrip (items[i]);
-    char *star = strrchr (item, '*');
-    char *code = g_strstrip (star != NULL ? star + 1 : item);
-    gboolean ok = code[0] != '\0';
-    for (const char *p = code; *p != '\0' && ok; p++)
-      ok = g_ascii_isupper (*p) || g_ascii_isdigit (*p);
-    if (!ok)
-      return pti_node_error (error, node, "of: item %u '%s' is not CODE or COUNT*CODE", i + 1,
-                             item);
+  for (guint i = 0; i < node->n_ops; i++) {
     g_string_append_c (out, '+');
-    if (star == NULL) {
+    if (node->ops[i].count == NULL)
       g_string_append (out, "1");
-      continue;
-    }
-    *star = '\0';
-    if (!add_part (c, node, element, "of", item, symbols, out, error))
+    else if (!add_part (c, node, "of", node->ops[i].count, symbols, out, error))
       return FALSE;
   }
   return TRUE;
 }
 
-static gboolean compile_node (Compiled *c, const xmlNode *node, PtiSymbols *symbols,
-                              GString *out, GError **error);
+static gboolean fold_node (Compiled *c, const PtiRudNode *node, PtiSymbols *symbols,
+                           GString *out, GError **error);
 
-/* Appends "(0+child+child...)" for the element children of @parent. */
+/* Appends "(0+child+child...)" for the children of @parent. */
 static gboolean
-add_children (Compiled *c, const xmlNode *parent, PtiSymbols *symbols, GString *out,
+add_children (Compiled *c, const PtiRudNode *parent, PtiSymbols *symbols, GString *out,
               GError **error)
 {
   g_string_append (out, "(0");
-  for (const xmlNode *n = parent->children; n != NULL; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE)
-      continue;
+  for (guint i = 0; i < parent->n_children; i++) {
     g_string_append_c (out, '+');
-    if (!compile_node (c, n, symbols, out, error))
+    if (!fold_node (c, &parent->children[i], symbols, out, error))
       return FALSE;
   }
   g_string_append_c (out, ')');
   return TRUE;
 }
 
+/* pti has checked the structure (known elements and attributes, iter,
+ * exprob and of present where required): only the meaning is left. */
 static gboolean
-compile_node (Compiled *c, const xmlNode *node, PtiSymbols *symbols, GString *out,
-              GError **error)
+fold_node (Compiled *c, const PtiRudNode *node, PtiSymbols *symbols, GString *out,
+           GError **error)
 {
-  static const char *const compute_attrs[] = { "of", "type", NULL };
-  static const char *const loop_attrs[] = { "iter", "of", "type", NULL };
-  static const char *const branch_attrs[] = { "exprob", NULL };
-  const char *name = (const char *) node->name;
-  g_autofree char *of = (char *) xmlGetProp (node, (const xmlChar *) "of");
-
-  if (strcmp (name, "compute") == 0) {
-    if (!check_attributes (node, compute_attrs, error))
-      return FALSE;
-    if (of == NULL)
-      return pti_node_error (error, node, "the of attribute is required");
+  switch (node->kind) {
+  case PTI_RUD_COMPUTE:
     g_string_append (out, "(0");
-    if (!add_ops (c, node, "compute", of, symbols, out, error))
+    if (!add_ops (c, node, symbols, out, error))
       return FALSE;
     g_string_append_c (out, ')');
     return TRUE;
-  }
-  if (strcmp (name, "loop") == 0) {
-    if (!check_attributes (node, loop_attrs, error))
-      return FALSE;
-    g_autofree char *iter = (char *) xmlGetProp (node, (const xmlChar *) "iter");
-    if (iter == NULL)
-      return pti_node_error (error, node, "the iter attribute is required");
-    if (!add_part (c, node, "loop", "iter", iter, symbols, out, error))
+  case PTI_RUD_LOOP:
+    if (!add_part (c, node, "iter", pti_rud_attr (node, "iter"), symbols, out, error))
       return FALSE;
     g_string_append (out, "*(0");
-    if (of != NULL && !add_ops (c, node, "loop", of, symbols, out, error))
+    if (!add_ops (c, node, symbols, out, error))
       return FALSE;
     g_string_append_c (out, '+');
     if (!add_children (c, node, symbols, out, error))
       return FALSE;
     g_string_append_c (out, ')');
     return TRUE;
-  }
-  if (strcmp (name, "case") == 0) {
-    if (!check_attributes (node, compute_attrs, error))
-      return FALSE;
+  case PTI_RUD_CASE:
     g_string_append (out, "(0");
-    if (of != NULL && !add_ops (c, node, "case", of, symbols, out, error))
+    if (!add_ops (c, node, symbols, out, error))
       return FALSE;
-    for (const xmlNode *b = node->children; b != NULL; b = b->next) {
-      if (b->type != XML_ELEMENT_NODE)
-        continue;
-      if (strcmp ((const char *) b->name, "branch") != 0)
-        return pti_node_error (error, b, "unknown element (expected <branch> in a <case>)");
-      if (!check_attributes (b, branch_attrs, error))
-        return FALSE;
-      g_autofree char *p = (char *) xmlGetProp (b, (const xmlChar *) "exprob");
-      if (p == NULL)
-        return pti_node_error (error, b, "the exprob attribute is required");
+    for (guint i = 0; i < node->n_children; i++) {
+      const PtiRudNode *b = &node->children[i];
       g_string_append_c (out, '+');
-      if (!add_part (c, b, "branch", "exprob", p, symbols, out, error))
+      if (!add_part (c, b, "exprob", pti_rud_attr (b, "exprob"), symbols, out, error))
         return FALSE;
       g_string_append_c (out, '*');
       if (!add_children (c, b, symbols, out, error))
@@ -253,19 +198,20 @@ compile_node (Compiled *c, const xmlNode *node, PtiSymbols *symbols, GString *ou
     }
     g_string_append_c (out, ')');
     return TRUE;
+  default:
+    return pti_rud_error (error, node, "unexpected element");
   }
-  return pti_node_error (error, node, "unknown element (expected <loop>, <compute> or <case>)");
 }
 
-/* Called once per RUD, never per use: may parse and allocate.  @rud is the
- * <rud device="cpu"> element, borrowed for the call; names its expressions
- * use are interned in @symbols (they are the workload's parameters). */
+/* Called once per RUD, never per use: may allocate.  @rud is the RUD pti
+ * parsed (borrowed for the call); names its expressions use are interned
+ * in @symbols (they are the workload's parameters). */
 static gpointer
-model_rud_compile (const xmlNode *rud, PtiSymbols *symbols, GError **error)
+model_rud_fold (const PtiRudNode *rud, PtiSymbols *symbols, GError **error)
 {
   Compiled *c = g_new0 (Compiled, 1);
   c->parts = g_array_new (FALSE, FALSE, sizeof (Part));
-  c->url = g_strdup (rud->doc && rud->doc->URL ? (const char *) rud->doc->URL : "rud");
+  c->url = g_strdup (rud->file);
   g_autoptr (GString) text = g_string_new (NULL);
   g_autoptr (GError) local = NULL;
   if (!add_children (c, rud, symbols, text, &local)
@@ -326,7 +272,7 @@ model_cost (gconstpointer instance, gconstpointer compiled, const PtiSymbols *va
 
 static const PtiCpuOps model_cpu_ops = {
   .version = PTI_CPU_OPS_VERSION,
-  .rud_compile = model_rud_compile,
+  .rud_fold = model_rud_fold,
   .rud_free = compiled_free,
   .cost = model_cost,
   .rud_slots = model_rud_slots,

@@ -141,101 +141,18 @@ code_lookup (const char *name)
   return -1;
 }
 
-/* Optimal-string-alignment distance (Levenshtein plus adjacent
- * transposition), case-insensitive.  Inputs here are short. */
-static guint
-code_distance (const char *a, const char *b)
-{
-  gsize la = strlen (a), lb = strlen (b);
-  if (la > 32 || lb > 32)
-    return 99;
-  guint d[33][33];
-  for (gsize i = 0; i <= la; i++)
-    d[i][0] = (guint) i;
-  for (gsize j = 0; j <= lb; j++)
-    d[0][j] = (guint) j;
-  for (gsize i = 1; i <= la; i++)
-    for (gsize j = 1; j <= lb; j++) {
-      guint sub = g_ascii_toupper (a[i - 1]) != g_ascii_toupper (b[j - 1]);
-      guint v = MIN (MIN (d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + sub);
-      if (i > 1 && j > 1 && g_ascii_toupper (a[i - 1]) == g_ascii_toupper (b[j - 2])
-          && g_ascii_toupper (a[i - 2]) == g_ascii_toupper (b[j - 1]))
-        v = MIN (v, d[i - 2][j - 2] + 1);
-      d[i][j] = v;
-    }
-  return d[la][lb];
-}
+#define CLC_NAME(c, o, m) #c,
+static const char *const clc_names[] = { CLC_CODES (CLC_NAME) };
+#undef CLC_NAME
 
-/* Letters two codes share (as multisets): breaks ties between suggestions at
- * the same distance in favour of anagrams (MFLD -> MFSL before MILL). */
-static guint
-code_overlap (const char *a, const char *b)
-{
-  guint count[256] = { 0 };
-  guint n = 0;
-  for (const char *p = a; *p; p++)
-    count[(guchar) g_ascii_toupper (*p)]++;
-  for (const char *p = b; *p; p++)
-    if (count[(guchar) *p] > 0) {
-      count[(guchar) *p]--;
-      n++;
-    }
-  return n;
-}
-
-/* Length of the common prefix, case-insensitive: same operation first. */
-static guint
-code_prefix (const char *a, const char *b)
-{
-  guint n = 0;
-  while (a[n] && b[n] && g_ascii_toupper (a[n]) == b[n])
-    n++;
-  return n;
-}
-
-/* Rank of @code as a suggestion for @name: smaller is better. */
-static guint
-code_rank (const char *name, const char *code)
-{
-  return code_distance (name, code) * 10000 + (99 - code_overlap (name, code)) * 100
-         + (99 - code_prefix (name, code));
-}
-
-/* ", nearest: X, Y" style list of up to three known codes close to @name,
- * or "" if nothing is close. */
+/* " (nearest: X, Y)": up to three known codes close to @name. */
 static char *
 code_suggestions (const char *name)
 {
-  enum { MAX_SUGGESTIONS = 3 };
-  guint best[MAX_SUGGESTIONS];
-  guint n = 0;
-  guint limit = MAX (2, (guint) strlen (name) / 2);
-
-  for (guint i = 0; i < N_CODES; i++) {
-    guint d = code_distance (name, clc_codes[i].code);
-    if (d > limit)
-      continue;
-    /* insertion into the top list, sorted by rank then table order */
-    guint rank = code_rank (name, clc_codes[i].code);
-    guint pos = n;
-    while (pos > 0 && code_rank (name, clc_codes[best[pos - 1]].code) > rank)
-      pos--;
-    if (pos >= MAX_SUGGESTIONS)
-      continue;
-    guint last = MIN (n, (guint) MAX_SUGGESTIONS - 1);
-    for (guint k = last; k > pos; k--)
-      best[k] = best[k - 1];
-    best[pos] = i;
-    if (n < MAX_SUGGESTIONS)
-      n++;
-  }
-  if (n == 0)
+  g_autofree char *near = pti_nearest_names (name, clc_names, N_CODES);
+  if (near == NULL)
     return g_strdup (" (no known code is close; see the cpu-clc README)");
-  GString *s = g_string_new (" (nearest: ");
-  for (guint k = 0; k < n; k++)
-    g_string_append_printf (s, "%s%s", k ? ", " : "", clc_codes[best[k]].code);
-  g_string_append_c (s, ')');
-  return g_string_free (s, FALSE);
+  return g_strdup_printf (" (nearest: %s)", near);
 }
 
 /* ---- instance (configuration) ------------------------------------------ */
@@ -243,6 +160,8 @@ code_suggestions (const char *name)
 typedef struct {
   double cost[N_CODES];   /* s per operation; NaN if not configured */
   double unit;            /* s per unit of the configuration */
+  double speed_ratio;     /* measured times are divided by it; 0 if not configured */
+  double flop_rate;       /* flops per s; 0 if not configured */
 } CpuClc;
 
 static const struct {
@@ -296,6 +215,19 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
     if (n->type != XML_ELEMENT_NODE)
       continue;
     const char *name = (const char *) n->name;
+    if (strcmp (name, "speed_ratio") == 0 || strcmp (name, "flop_rate") == 0) {
+      gboolean ratio = name[0] == 's';
+      if ((ratio ? self->speed_ratio : self->flop_rate) > 0)
+        return pti_node_error (error, n, "<%s> is given twice", name);
+      double v = 0;
+      if (ratio ? !pti_config_get_double (config, name, &v, error)
+                : !pti_config_get_flop_rate (config, name, &v, error))
+        return FALSE;
+      if (!(isfinite (v) && v > 0))
+        return pti_node_error (error, n, "%s must be a positive number, not %g", name, v);
+      *(ratio ? &self->speed_ratio : &self->flop_rate) = v;
+      continue;
+    }
     int code = code_lookup (name);
     if (code < 0) {
       g_autofree char *hint = code_suggestions (name);
@@ -504,62 +436,23 @@ tmp_block_dissolve (TmpBlock *parent, TmpBlock *child, double f)
 
 typedef struct {
   PtiSymbols *symbols;
-  const xmlNs *ns;               /* namespace of <rud>; children must share it */
   guint64 used[MASK_WORDS];
   Origin first_use[N_CODES];
 } CompileCtx;
 
 static guint32
-node_line (const xmlNode *node)
+node_line (const PtiRudNode *node)
 {
-  long l = xmlGetLineNo (node);
-  return l > 0 && l < G_MAXUINT32 ? (guint32) l : 0;
+  return node->line > 0 ? (guint32) node->line : 0;
 }
 
 static gboolean
-same_ns (const xmlNs *a, const xmlNs *b)
+check_type (const PtiRudNode *node, GError **error)
 {
-  if (a == NULL || b == NULL)
-    return a == b;
-  return g_strcmp0 ((const char *) a->href, (const char *) b->href) == 0;
-}
-
-/* Checks the attributes of @node against @allowed (NULL-terminated).
- * Attributes in a namespace (xml:base, foreign extensions) are ignored. */
-static gboolean
-check_attributes (const xmlNode *node, const char *const *allowed, GError **error)
-{
-  for (const xmlAttr *a = node->properties; a != NULL; a = a->next) {
-    if (a->ns != NULL)
-      continue;
-    gboolean ok = FALSE;
-    for (const char *const *p = allowed; *p && !ok; p++)
-      ok = strcmp (*p, (const char *) a->name) == 0;
-    if (!ok) {
-      g_autofree char *list = g_strjoinv (", ", (char **) allowed);
-      return pti_node_error (error, node, "unknown attribute '%s' (allowed: %s)",
-                             (const char *) a->name, list);
-    }
-  }
-  return TRUE;
-}
-
-static char *
-get_attr (const xmlNode *node, const char *name)
-{
-  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
-  char *s = v ? g_strdup ((const char *) v) : NULL;
-  xmlFree (v);
-  return s;
-}
-
-static gboolean
-check_type (const xmlNode *node, GError **error)
-{
-  g_autofree char *type = get_attr (node, "type");
+  const char *type = pti_rud_attr (node, "type");
   if (type != NULL && strcmp (type, "clc") != 0)
-    return pti_node_error (error, node,
-                           "type '%s' is not supported by cpu-clc (only type=\"clc\")", type);
+    return pti_rud_error (error, node,
+                          "type '%s' is not supported by cpu-clc (only type=\"clc\")", type);
   return TRUE;
 }
 
@@ -576,19 +469,19 @@ mark_used (CompileCtx *cx, guint code, Origin origin)
 /* Compiles an attribute holding an expression.  A constant is returned in
  * @value with *@expr NULL; otherwise *@expr is the compiled expression. */
 static gboolean
-compile_expr (CompileCtx *cx, const xmlNode *node, const char *attr, const char *text,
+compile_expr (CompileCtx *cx, const PtiRudNode *node, const char *attr, const char *text,
               PtiExpr **expr, double *value, GError **error)
 {
   g_autoptr (GError) local = NULL;
   PtiExpr *e = pti_expr_compile (text, cx->symbols, &local);
   if (e == NULL)
-    return pti_node_error (error, node, "%s: %s", attr,
-                           local ? local->message : "invalid expression");
+    return pti_rud_error (error, node, "%s: %s", attr,
+                          local ? local->message : "invalid expression");
   double v;
   if (pti_expr_is_constant (e, &v)) {
     pti_expr_free (e);
     if (!isfinite (v))
-      return pti_node_error (error, node, "%s=\"%s\" is not a finite number", attr, text);
+      return pti_rud_error (error, node, "%s=\"%s\" is not a finite number", attr, text);
     *expr = NULL;
     *value = v;
   } else {
@@ -598,162 +491,58 @@ compile_expr (CompileCtx *cx, const xmlNode *node, const char *attr, const char 
   return TRUE;
 }
 
+/* The operations of @node's `of` list into @into. */
 static gboolean
-is_ident_char (char ch)
-{
-  return g_ascii_isalnum (ch) || ch == '_';
-}
-
-/* Parses one OPLIST item, `CODE` or `COUNT*CODE`, into @into. */
-static gboolean
-parse_op_item (CompileCtx *cx, const xmlNode *node, ElemKind kind, const char *item,
-               guint index, TmpBlock *into, GError **error)
+fold_ops (CompileCtx *cx, const PtiRudNode *node, ElemKind kind, TmpBlock *into, GError **error)
 {
   Origin origin = { node_line (node), (guint8) kind };
-  gsize len = strlen (item);
-  gsize start = len;
-  while (start > 0 && is_ident_char (item[start - 1]))
-    start--;
-  const char *code_text = item + start;
-  if (start == len || g_ascii_isdigit (code_text[0]))
-    return pti_node_error (error, node,
-                           "of: item %u '%.80s' does not end with an operation code "
-                           "(an item is CODE or COUNT*CODE)", index, item);
-
-  /* What precedes the code: nothing, or a count expression and '*'. */
-  g_autofree char *prefix = g_strstrip (g_strndup (item, start));
-  g_autofree char *count_text = NULL;
-  if (prefix[0] != '\0') {
-    gsize pl = strlen (prefix);
-    if (prefix[pl - 1] != '*')
-      return pti_node_error (error, node,
-                             "of: item %u '%.80s' is not CODE or COUNT*CODE", index, item);
-    prefix[pl - 1] = '\0';
-    count_text = g_strstrip (g_strdup (prefix));
-    if (count_text[0] == '\0')
-      return pti_node_error (error, node, "of: item %u '%.80s' has no count before '*'",
-                             index, item);
-  }
-
-  int code = code_lookup (code_text);
-  if (code < 0) {
-    g_autofree char *hint = code_suggestions (code_text);
-    return pti_node_error (error, node, "unknown operation code '%.32s'%s", code_text, hint);
-  }
-  mark_used (cx, (guint) code, origin);
-
-  if (count_text == NULL) {
-    into->counts[code] += 1.0;
-    into->has[code] = TRUE;
-    return TRUE;
-  }
-
-  PtiExpr *expr;
-  double value;
-  g_autofree char *what = g_strdup_printf ("of: count of %s", code_text);
-  if (!compile_expr (cx, node, what, count_text, &expr, &value, error))
-    return FALSE;
-  if (expr == NULL) {
-    if (value < 0)
-      return pti_node_error (error, node, "of: count \"%s\" of %s is %g: " NEGATIVE_COUNT,
-                             count_text, code_text, value);
-    into->counts[code] += value;
-    into->has[code] = TRUE;
-  } else {
-    DynTerm t = { .count = expr, .scale = 1.0, .code = (guint32) code, .origin = origin };
-    g_array_append_val (into->dyn, t);
-  }
-  return TRUE;
-}
-
-/* Parses an `of` attribute: items separated by commas outside parentheses;
- * a backslash followed by white space (the paper's line continuation,
- * `of="ARF1,\ 3*ARF2"`) counts as white space. */
-static gboolean
-parse_oplist (CompileCtx *cx, const xmlNode *node, ElemKind kind, const char *text,
-              TmpBlock *into, GError **error)
-{
-  g_autofree char *s = g_strdup (text);
-  for (char *p = s; *p; p++)
-    if (*p == '\\') {
-      if (p[1] != '\0' && !g_ascii_isspace (p[1]))
-        return pti_node_error (error, node,
-                               "of: a backslash may only end a line (continuation)");
-      *p = ' ';
+  for (guint i = 0; i < node->n_ops; i++) {
+    const PtiRudOp *op = &node->ops[i];
+    int code = code_lookup (op->code);
+    if (code < 0) {
+      g_autofree char *hint = code_suggestions (op->code);
+      return pti_rud_error (error, node, "unknown operation code '%.32s'%s", op->code, hint);
     }
-  if (is_blank ((const xmlChar *) s))
-    return pti_node_error (error, node,
-                           "of: empty operation list (omit the attribute for no operations)");
-
-  guint index = 1;
-  int depth = 0;
-  char *item = s;
-  for (char *p = s;; p++) {
-    if (*p == '(')
-      depth++;
-    else if (*p == ')')
-      depth--;
-    if ((*p == ',' && depth == 0) || *p == '\0') {
-      gboolean last = *p == '\0';
-      *p = '\0';
-      g_strstrip (item);
-      if (item[0] == '\0')
-        return pti_node_error (error, node, "of: item %u of \"%.80s\" is empty", index, text);
-      if (!parse_op_item (cx, node, kind, item, index, into, error))
-        return FALSE;
-      if (last)
-        break;
-      item = p + 1;
-      index++;
+    mark_used (cx, (guint) code, origin);
+    if (op->count == NULL) {
+      into->counts[code] += 1.0;
+      into->has[code] = TRUE;
+      continue;
+    }
+    PtiExpr *expr;
+    double value;
+    g_autofree char *what = g_strdup_printf ("of: count of %s", op->code);
+    if (!compile_expr (cx, node, what, op->count, &expr, &value, error))
+      return FALSE;
+    if (expr == NULL) {
+      if (value < 0)
+        return pti_rud_error (error, node, "of: count \"%s\" of %s is %g: " NEGATIVE_COUNT,
+                              op->count, op->code, value);
+      into->counts[code] += value;
+      into->has[code] = TRUE;
+    } else {
+      DynTerm t = { .count = expr, .scale = 1.0, .code = (guint32) code, .origin = origin };
+      g_array_append_val (into->dyn, t);
     }
   }
   return TRUE;
 }
 
-static gboolean compile_body (CompileCtx *cx, const xmlNode *parent, TmpBlock *into,
-                              GError **error);
+static gboolean fold_body (CompileCtx *cx, const PtiRudNode *parent, TmpBlock *into,
+                           GError **error);
 
-/* Iterates the element children of @parent, refusing stray text. */
-static const xmlNode *
-next_element (CompileCtx *cx, const xmlNode *parent, const xmlNode *n, gboolean *bad,
-              GError **error)
-{
-  for (; n != NULL; n = n->next) {
-    if (n->type == XML_ELEMENT_NODE)
-      return n;
-    if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && !is_blank (n->content)) {
-      g_autofree char *t = g_strstrip (g_strdup ((const char *) n->content));
-      *bad = TRUE;
-      pti_node_error (error, parent, "unexpected text '%.40s'", t);
-      return NULL;
-    }
-    if (n->type == XML_ENTITY_REF_NODE) {
-      *bad = TRUE;
-      pti_node_error (error, parent, "unexpected entity reference '%s'", (const char *) n->name);
-      return NULL;
-    }
-  }
-  return NULL;
-}
-
-/* Compiles a <loop> (multiplier iter) or a <branch> (multiplier exprob) into
+/* Folds a <loop> (multiplier iter) or a <branch> (multiplier exprob) into
  * @into.  *@constant is the multiplier if it is a constant, else NaN. */
 static gboolean
-compile_multiplied (CompileCtx *cx, const xmlNode *node, const char *attr, ElemKind kind,
-                    TmpBlock *into, double *constant, GError **error)
+fold_multiplied (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, double *constant,
+                 GError **error)
 {
-  static const char *const loop_attrs[] = { "iter", "type", "of", NULL };
-  static const char *const branch_attrs[] = { "exprob", NULL };
-  gboolean is_loop = kind == ELEM_LOOP;
-
-  if (!check_attributes (node, is_loop ? loop_attrs : branch_attrs, error))
-    return FALSE;
+  gboolean is_loop = node->kind == PTI_RUD_LOOP;
+  ElemKind kind = is_loop ? ELEM_LOOP : ELEM_BRANCH;
+  const char *attr = is_loop ? "iter" : "exprob";
   if (is_loop && !check_type (node, error))
     return FALSE;
-  g_autofree char *text = get_attr (node, attr);
-  if (text == NULL)
-    return pti_node_error (error, node, "missing required attribute %s", attr);
-
+  const char *text = pti_rud_attr (node, attr);
   PtiExpr *expr;
   double value;
   if (!compile_expr (cx, node, attr, text, &expr, &value, error))
@@ -763,19 +552,14 @@ compile_multiplied (CompileCtx *cx, const xmlNode *node, const char *attr, ElemK
   child->factor = expr;
   if (expr == NULL) {
     if (is_loop && value < 0)
-      return pti_node_error (error, node, "iter=\"%s\" is %g: " NEGATIVE_ITER, text, value);
+      return pti_rud_error (error, node, "iter=\"%s\" is %g: " NEGATIVE_ITER, text, value);
     if (!is_loop && !(value >= 0 && value <= 1))
-      return pti_node_error (error, node, "exprob=\"%s\" is %g: " BAD_PROB, text, value);
+      return pti_rud_error (error, node, "exprob=\"%s\" is %g: " BAD_PROB, text, value);
   }
-
-  if (is_loop) {
-    g_autofree char *of = get_attr (node, "of");
-    if (of != NULL && !parse_oplist (cx, node, ELEM_LOOP, of, child, error))
-      return FALSE;
-  }
-  if (!compile_body (cx, node, child, error))
+  if (is_loop && !fold_ops (cx, node, ELEM_LOOP, child, error))
     return FALSE;
-
+  if (!fold_body (cx, node, child, error))
+    return FALSE;
   *constant = value;
   if (expr == NULL)
     tmp_block_dissolve (into, g_steal_pointer (&child), value);
@@ -785,83 +569,53 @@ compile_multiplied (CompileCtx *cx, const xmlNode *node, const char *attr, ElemK
 }
 
 static gboolean
-compile_case (CompileCtx *cx, const xmlNode *node, TmpBlock *into, GError **error)
+fold_case (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, GError **error)
 {
-  static const char *const case_attrs[] = { "type", "of", NULL };
-  if (!check_attributes (node, case_attrs, error) || !check_type (node, error))
+  if (!check_type (node, error))
     return FALSE;
   /* The case's own operations (the test) belong to the enclosing block. */
-  g_autofree char *of = get_attr (node, "of");
-  if (of != NULL && !parse_oplist (cx, node, ELEM_CASE, of, into, error))
+  if (!fold_ops (cx, node, ELEM_CASE, into, error))
     return FALSE;
-
-  guint n_branches = 0;
   double constant_sum = 0;
-  gboolean bad = FALSE;
-  for (const xmlNode *b = next_element (cx, node, node->children, &bad, error); b != NULL;
-       b = next_element (cx, node, b->next, &bad, error)) {
-    if (!same_ns (b->ns, cx->ns) || strcmp ((const char *) b->name, "branch") != 0)
-      return pti_node_error (error, b, "unexpected element in <case> (only <branch>)");
+  for (guint i = 0; i < node->n_children; i++) {
     double p;
-    if (!compile_multiplied (cx, b, "exprob", ELEM_BRANCH, into, &p, error))
+    if (!fold_multiplied (cx, &node->children[i], into, &p, error))
       return FALSE;
     if (!isnan (p))
       constant_sum += p;
-    n_branches++;
   }
-  if (bad)
-    return FALSE;
-  if (n_branches == 0)
-    return pti_node_error (error, node, "a case needs at least one <branch>");
   if (constant_sum > 1.0 + 1e-9)
-    return pti_node_error (error, node,
-                           "the branch probabilities add up to %g, more than 1 "
-                           "(branches of a case exclude each other)", constant_sum);
+    return pti_rud_error (error, node,
+                          "the branch probabilities add up to %g, more than 1 "
+                          "(branches of a case exclude each other)", constant_sum);
   return TRUE;
 }
 
 static gboolean
-compile_compute (CompileCtx *cx, const xmlNode *node, TmpBlock *into, GError **error)
+fold_body (CompileCtx *cx, const PtiRudNode *parent, TmpBlock *into, GError **error)
 {
-  static const char *const compute_attrs[] = { "type", "of", NULL };
-  if (!check_attributes (node, compute_attrs, error) || !check_type (node, error))
-    return FALSE;
-  gboolean bad = FALSE;
-  const xmlNode *child = next_element (cx, node, node->children, &bad, error);
-  if (bad)
-    return FALSE;
-  if (child != NULL)
-    return pti_node_error (error, child, "a <compute> has no child elements");
-  g_autofree char *of = get_attr (node, "of");
-  if (of == NULL)
-    return pti_node_error (error, node, "missing required attribute of");
-  return parse_oplist (cx, node, ELEM_COMPUTE, of, into, error);
-}
-
-static gboolean
-compile_body (CompileCtx *cx, const xmlNode *parent, TmpBlock *into, GError **error)
-{
-  gboolean bad = FALSE;
-  for (const xmlNode *n = next_element (cx, parent, parent->children, &bad, error); n != NULL;
-       n = next_element (cx, parent, n->next, &bad, error)) {
-    const char *name = (const char *) n->name;
-    gboolean ok;
-    if (!same_ns (n->ns, cx->ns))
-      return pti_node_error (error, n, "element in an unexpected namespace "
-                             "(expected <loop>, <compute> or <case>)");
+  for (guint i = 0; i < parent->n_children; i++) {
+    const PtiRudNode *n = &parent->children[i];
     double unused;
-    if (strcmp (name, "loop") == 0)
-      ok = compile_multiplied (cx, n, "iter", ELEM_LOOP, into, &unused, error);
-    else if (strcmp (name, "compute") == 0)
-      ok = compile_compute (cx, n, into, error);
-    else if (strcmp (name, "case") == 0)
-      ok = compile_case (cx, n, into, error);
-    else
-      return pti_node_error (error, n, "unknown element (expected <loop>, <compute> or <case>)");
+    gboolean ok;
+    switch (n->kind) {
+    case PTI_RUD_LOOP:
+      ok = fold_multiplied (cx, n, into, &unused, error);
+      break;
+    case PTI_RUD_COMPUTE:
+      ok = check_type (n, error) && fold_ops (cx, n, ELEM_COMPUTE, into, error);
+      break;
+    case PTI_RUD_CASE:
+      ok = fold_case (cx, n, into, error);
+      break;
+    default:
+      ok = pti_rud_error (error, n, "unexpected element");
+      break;
+    }
     if (!ok)
       return FALSE;
   }
-  return !bad;
+  return TRUE;
 }
 
 /* Returns a code whose folded constant count is not finite, or -1. */
@@ -915,33 +669,29 @@ tmp_block_flatten (TmpBlock *b, Compiled *c)
   c->blocks[self].end = c->n_blocks;
 }
 
+/* Folds the parsed RUD (pti/rud.h): every node whose multiplier is a
+ * constant dissolves into its parent (see the top of this file). */
 static gpointer
-impl_rud_compile (const xmlNode *rud, PtiSymbols *symbols, GError **error)
+impl_rud_fold (const PtiRudNode *rud, PtiSymbols *symbols, GError **error)
 {
-  if (rud == NULL || rud->type != XML_ELEMENT_NODE || strcmp ((const char *) rud->name, "rud") != 0)
-  {
-    pti_node_error (error, rud, "expected a <rud device=\"cpu\"> element");
-    return NULL;
-  }
-  /* The attributes of <rud> itself (name, device, ...) belong to the
-   * workload layer; only the device matters here. */
-  g_autofree char *device = get_attr (rud, "device");
+  /* The attributes of <rud> itself (name, device) belong to the workload
+   * layer; only the device matters here. */
+  const char *device = pti_rud_attr (rud, "device");
   if (device != NULL && g_ascii_strcasecmp (device, "cpu") != 0) {
-    pti_node_error (error, rud, "device '%s' is not a CPU (cpu-clc prices device=\"cpu\")",
-                    device);
+    pti_rud_error (error, rud, "device '%s' is not a CPU (cpu-clc prices device=\"cpu\")",
+                   device);
     return NULL;
   }
 
-  CompileCtx cx = { .symbols = symbols, .ns = rud->ns };
+  CompileCtx cx = { .symbols = symbols };
   Origin root_origin = { node_line (rud), ELEM_RUD };
   g_autoptr (TmpBlock) root = tmp_block_new (root_origin);
-  if (!compile_body (&cx, rud, root, error))
+  if (!fold_body (&cx, rud, root, error))
     return NULL;
 
   int overflow = tmp_block_overflow (root);
   if (overflow >= 0) {
-    pti_node_error (error, rud, "the number of %s operations overflows",
-                    clc_codes[overflow].code);
+    pti_rud_error (error, rud, "the number of %s operations overflows", clc_codes[overflow].code);
     return NULL;
   }
 
@@ -955,7 +705,7 @@ impl_rud_compile (const xmlNode *rud, PtiSymbols *symbols, GError **error)
   g_assert (c->n_blocks == nb && c->n_terms == nt && c->n_dyn == nd);
   memcpy (c->used, cx.used, sizeof c->used);
   memcpy (c->first_use, cx.first_use, sizeof c->first_use);
-  c->url = g_strdup (rud->doc && rud->doc->URL ? (const char *) rud->doc->URL : "?");
+  c->url = g_strdup (rud->file);
   collect_slots (c);
   return c;
 }
@@ -1078,6 +828,40 @@ impl_cost (gconstpointer instance, gconstpointer compiled, const PtiSymbols *val
   return explain_failure (self, c, values, total, error);
 }
 
+/* ---- computations given as a time or as flops ----------------------------- */
+
+/* Operation costs say nothing about how this CPU compares with the host
+ * where a time was measured, nor what a flop costs: the configuration must
+ * say so itself (speed_ratio, flop_rate), or the use is refused. */
+static gboolean
+impl_time_cost (gconstpointer instance, double measured, double *seconds, GError **error)
+{
+  const CpuClc *self = instance;
+  if (G_UNLIKELY (self->speed_ratio <= 0)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "cpu-clc prices operation counts, not a measured time: add <speed_ratio> "
+                 "(this CPU's speed relative to the host that measured it) to its <cpu_clc>, "
+                 "or configure <cpu_time>");
+    return FALSE;
+  }
+  *seconds = measured / self->speed_ratio;
+  return TRUE;
+}
+
+static gboolean
+impl_flops_cost (gconstpointer instance, double flops, double *seconds, GError **error)
+{
+  const CpuClc *self = instance;
+  if (G_UNLIKELY (self->flop_rate <= 0)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "cpu-clc prices operation counts, not flops: add <flop_rate unit=\"GFlop/s\"> "
+                 "to its <cpu_clc>, or configure <cpu_time>");
+    return FALSE;
+  }
+  *seconds = flops / self->flop_rate;
+  return TRUE;
+}
+
 /* ---- descriptor --------------------------------------------------------- */
 
 #define COST_UNIT "unit attribute of <cpu_clc> (s, ms, us, ns, ps)"
@@ -1085,6 +869,12 @@ impl_cost (gconstpointer instance, gconstpointer compiled, const PtiSymbols *val
 static const PtiModelParam clc_params[] = {
   { "@unit", NULL, NULL, "attribute of <cpu_clc>: the time unit of every cost below "
     "(s, ms, us, ns or ps); required, never guessed" },
+  { "speed_ratio", "ratio (no unit)", "none: computations given as a time are refused",
+    "this CPU's speed relative to the host where a computation given as a time was "
+    "measured (pti_use_time): t s there take t / speed_ratio s here" },
+  { "flop_rate", "flop rate (unit attribute: Flop/s, KFlop/s, MFlop/s, GFlop/s, TFlop/s)",
+    "none: computations given as flops are refused",
+    "prices computations given as flops (pti_use_flops): f flops take f / flop_rate s" },
   CLC_CODES (CLC_PARAM)
   { NULL, NULL, NULL, NULL },
 };
@@ -1092,10 +882,12 @@ static const PtiModelParam clc_params[] = {
 
 static const PtiCpuOps clc_ops = {
   .version = PTI_CPU_OPS_VERSION,
-  .rud_compile = impl_rud_compile,
+  .rud_fold = impl_rud_fold,
   .rud_free = impl_rud_free,
   .cost = impl_cost,
   .rud_slots = impl_rud_slots,
+  .time_cost = impl_time_cost,
+  .flops_cost = impl_flops_cost,
 };
 
 const PtiModelDesc pti_model_cpu_clc = {
@@ -1126,6 +918,10 @@ const PtiModelDesc pti_model_cpu_clc = {
     "(s, ms, us, ns or ps); the result is in seconds.  An unknown operation code,\n"
     "an unbound parameter, or a code the RUD uses that the configuration does not\n"
     "price is an error that names it; nothing is silently zero.\n"
+    "\n"
+    "Computations given as a time t measured on another host (pti_use_time) take\n"
+    "t / speed_ratio, and f flops (pti_use_flops) take f / flop_rate, when the\n"
+    "configuration has <speed_ratio> and <flop_rate>; otherwise they are refused.\n"
     "\n"
     "Like the paper's model, it ignores the memory hierarchy, pipelining and\n"
     "overlap: on modern CPUs it over-predicts unless the costs are calibrated on\n"

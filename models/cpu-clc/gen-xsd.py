@@ -67,6 +67,29 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
+        '  <xs:simpleType name="cpu_clc.positive">',
+        '    <xs:restriction base="xs:decimal">',
+        '      <xs:minExclusive value="0"/>',
+        '    </xs:restriction>',
+        '  </xs:simpleType>',
+        '',
+        '  <xs:simpleType name="cpu_clc.flop_unit">',
+        '    <xs:restriction base="xs:token">',
+    ]
+    for u in ('Flop/s', 'KFlop/s', 'MFlop/s', 'GFlop/s', 'TFlop/s'):
+        out.append('      <xs:enumeration value="%s"/>' % u)
+    out += [
+        '    </xs:restriction>',
+        '  </xs:simpleType>',
+        '',
+        '  <xs:complexType name="cpu_clc.flop_rate">',
+        '    <xs:simpleContent>',
+        '      <xs:extension base="cpu_clc.positive">',
+        '        <xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>',
+        '      </xs:extension>',
+        '    </xs:simpleContent>',
+        '  </xs:complexType>',
+        '',
         '  <xs:element name="cpu_clc">',
         '    <xs:annotation><xs:documentation>Cost of one C-language operation per code, measured',
         '      on the target CPU. Any subset of the codes may be given, each at most once, in any',
@@ -74,6 +97,18 @@ def schema(codes):
         '    </xs:documentation></xs:annotation>',
         '    <xs:complexType>',
         '      <xs:all>',
+    ]
+    out += [
+        '        <xs:element name="speed_ratio" type="cpu_clc.positive" minOccurs="0">'
+        '<xs:annotation><xs:documentation>Optional: the speed of this CPU relative to the '
+        'host where computations given as a time (pti_use_time, captured and Dimemas '
+        'traces) were measured; such a computation of t s takes t / speed_ratio here. '
+        'Without it they are refused.</xs:documentation></xs:annotation></xs:element>',
+        '        <xs:element name="flop_rate" type="cpu_clc.flop_rate" minOccurs="0">'
+        '<xs:annotation><xs:documentation>Optional: floating-point operations per second '
+        '(unit attribute required), which prices computations given as flops '
+        '(pti_use_flops, SimGrid TI traces). Without it they are refused.'
+        '</xs:documentation></xs:annotation></xs:element>',
     ]
     for code, origin, meaning in codes:
         out.append('        <xs:element name="%s" type="cpu_clc.cost" minOccurs="0">'

@@ -31,15 +31,20 @@ typedef enum { TOPO_CROSSBAR, TOPO_FAT_TREE, TOPO_TORUS } Topology;
 #define MAX_DIMS 6
 #define NO_POS G_MAXUINT32
 #define SMALL_COMPONENT 48   /* links: below this a scan beats a heap */
+#define ROUTE_CACHE_SLOTS_PER_PORT 64  /* a rank's partners in a phase, and room */
+#define ROUTE_CACHE_MAX_SLOTS (1u << 16)
+#define ROUTE_CACHE_MAX_LINKS (1u << 20)  /* 4 MiB of cached links at most */
 
 typedef struct {
   double bandwidth;      /* bytes/s */
   double load;           /* background load, fraction of bandwidth in [0, 1) */
+  double capacity;       /* bandwidth * (1 - load), set with them (link_set) */
   guint32 *flows;        /* flows crossing it (any order) */
   guint n_flows, cap_flows;
   guint32 busy_pos;      /* index in NetContention.busy, NO_POS if it carries no flow */
   /* water-filling scratch */
-  guint32 mark;          /* epoch of the last component that reached it */
+  guint32 mark;          /* epoch of the last component that reached it (or
+                          * the open epoch: dirty, waiting for recompute) */
   guint unfixed;
   double left;           /* bandwidth not yet given to fixed flows */
 } Link;
@@ -53,12 +58,31 @@ typedef struct {
   double rate;           /* bytes/s, 0 until first computed */
   double finish;         /* s: when its last byte leaves, at the current rate */
   double latency;        /* s: route latency */
+  double reported;       /* bytes/s in its last BA record, -1 before the first */
   guint32 heap_pos;
   guint32 mark;          /* component epoch */
+  guint32 own_link;      /* water-filling: its links that carry only it, the  */
+  double own_share;      /* smallest capacity among them (INFINITY if none) */
   guint8 fixed;          /* water-filling */
   guint8 n_hops;
   guint8 live;
+  guint8 pending;        /* in NetContention.pending: its rate changed at `now` */
 } Flow;
+
+/* A route computed once for a pair of ports; its links follow in
+ * NetContention.route_cache_links. */
+typedef struct {
+  guint64 pair;          /* src * n_ports + dst + 1; 0: empty */
+  double latency;        /* s */
+  guint hops;
+} RouteSlot;
+
+/* An end in the heap carries its keys, so that ordering reads no flow. */
+typedef struct {
+  double finish;         /* the flow's finish */
+  guint64 seq;           /* the flow's seq */
+  guint32 flow;
+} HeapEntry;
 
 typedef struct {
   /* configuration */
@@ -76,6 +100,11 @@ typedef struct {
   Link *links;
   guint n_links;
   char **link_names;                          /* NULL-terminated */
+  /* Routes of recent pairs: a slot per pair when all fit, else hashed. */
+  RouteSlot *route_cache;
+  guint32 *route_cache_links;                 /* max_hops per slot */
+  guint route_cache_bits;
+  gboolean route_cache_direct;
 
   /* flows */
   Flow *flows;
@@ -84,21 +113,29 @@ typedef struct {
   guint n_flows, cap_flows;
   guint32 free_flow;                          /* free list through routes[f * max_hops] */
   guint64 next_seq;
-  guint32 *heap;                              /* flows by (finish, seq) */
+  HeapEntry *heap;                            /* flows by (finish, seq) */
   guint heap_n;
   double now;
-  /* scratch for recomputation */
-  guint32 epoch;
-  guint32 *comp_links, *comp_flows, *dirty;
-  guint n_comp_links, n_comp_flows, n_dirty, cap_comp_links, cap_comp_flows, cap_dirty;
+  /* scratch for recomputation: the component, seeded by the dirty links.
+   * comp_links holds each link at most once (n_links entries), comp_flows
+   * each flow (cap_flows entries), so neither grows on the hot path. */
+  guint32 epoch;                              /* open: marks dirty links and the component */
+  guint32 *comp_links, *comp_flows;
+  guint n_comp_links, n_comp_flows;
   guint32 *share_heap;                        /* links by share, lazy */
   double *share_key;
   guint share_n, share_cap;
   guint32 *busy;                              /* links carrying flows (knee) */
   guint n_busy;
-  /* knee record state */
+  gboolean track_busy;                        /* busy is kept: records were asked for */
+  /* record state: what changed at pending_at, reported when the clock moves on */
+  guint32 *pending;                           /* flows whose rate changed */
+  guint n_pending, cap_pending;
+  gboolean knee_pending;
+  double pending_at;
   gint last_knee_link;
   double last_knee;
+  guint64 changes;                            /* parameter changes applied so far */
 } NetContention;
 
 enum { RECORD_BA, RECORD_KNEE };
@@ -175,6 +212,7 @@ build_links (NetContention *self, const xmlNode *where, GError **error)
   self->links = g_new0 (Link, self->n_links);
   self->link_names = g_new0 (char *, self->n_links + 1);
   self->busy = g_new (guint32, self->n_links);   /* each link at most once */
+  self->comp_links = g_new (guint32, self->n_links);
   for (guint l = 0; l < self->n_links; l++)
     self->links[l].busy_pos = NO_POS;
 
@@ -407,6 +445,16 @@ configure_topology (NetContention *self, const xmlNode *topo, GError **error)
   return build_links (self, el, error);
 }
 
+/* The capacity is computed here once, not at every use: the same product,
+ * so the same bits. */
+static void
+link_set (Link *k, double bandwidth, double load)
+{
+  k->bandwidth = bandwidth;
+  k->load = load;
+  k->capacity = bandwidth * (1.0 - load);
+}
+
 static gboolean
 check_load (double load, GError **error)
 {
@@ -474,10 +522,8 @@ net_contention_configure (gpointer instance, const xmlNode *config, GError **err
       return FALSE;
     }
   }
-  for (guint l = 0; l < self->n_links; l++) {
-    self->links[l].bandwidth = bandwidth;
-    self->links[l].load = load;
-  }
+  for (guint l = 0; l < self->n_links; l++)
+    link_set (&self->links[l], bandwidth, load);
   /* Per-link loads, in document order: a later one wins. */
   g_autoptr (GArray) matched = g_array_new (FALSE, FALSE, sizeof (guint));
   for (const xmlNode *c = config->children; c != NULL; c = c->next) {
@@ -496,10 +542,26 @@ net_contention_configure (gpointer instance, const xmlNode *config, GError **err
       g_error_free (local);
       return FALSE;
     }
-    for (guint i = 0; i < matched->len; i++)
-      self->links[g_array_index (matched, guint, i)].load = v;
+    for (guint i = 0; i < matched->len; i++) {
+      Link *k = &self->links[g_array_index (matched, guint, i)];
+      link_set (k, k->bandwidth, v);
+    }
   }
   self->free_flow = NO_POS;
+  self->epoch = 1;
+  /* Messages go between few pairs of ports again and again (neighbours,
+   * collectives), and computing a route divides a lot.  Hashed slots: a
+   * few per port, so that one phase's pairs rarely collide. */
+  guint64 pairs = (guint64) self->n_ports * self->n_ports;
+  guint64 want = MIN (pairs, (guint64) ROUTE_CACHE_SLOTS_PER_PORT * self->n_ports);
+  guint bits = 0;
+  while ((1ull << bits) < want && (1u << bits) < ROUTE_CACHE_MAX_SLOTS
+         && (2ull << bits) * self->max_hops <= ROUTE_CACHE_MAX_LINKS)
+    bits++;
+  self->route_cache_bits = bits;
+  self->route_cache_direct = pairs <= 1ull << bits;
+  self->route_cache = g_new0 (RouteSlot, 1u << bits);
+  self->route_cache_links = g_new (guint32, (gsize) self->max_hops << bits);
   return TRUE;
 }
 
@@ -517,7 +579,9 @@ net_contention_finalize (gpointer instance)
   g_free (self->heap);
   g_free (self->comp_links);
   g_free (self->comp_flows);
-  g_free (self->dirty);
+  g_free (self->route_cache);
+  g_free (self->route_cache_links);
+  g_free (self->pending);
   g_free (self->share_heap);
   g_free (self->share_key);
   g_free (self->busy);
@@ -533,12 +597,16 @@ net_contention_reset (gpointer instance)
     self->links[l].mark = 0;
   }
   self->n_busy = 0;
+  self->track_busy = FALSE;
   self->n_flows = 0;
   self->free_flow = NO_POS;
   self->heap_n = 0;
   self->now = 0;
   self->next_seq = 0;
-  self->epoch = 0;
+  self->epoch = 1;
+  self->n_comp_links = self->n_comp_flows = 0;
+  self->n_pending = 0;
+  self->knee_pending = FALSE;
   self->last_knee_link = -1;
   self->last_knee = 0;
 }
@@ -572,62 +640,88 @@ net_contention_port_count (gconstpointer instance)
 /* ---- the flows' end-time heap ----------------------------------------- */
 
 static inline gboolean
-ends_before (const NetContention *self, guint32 a, guint32 b)
+ends_before (const HeapEntry *a, const HeapEntry *b)
 {
-  const Flow *fa = &self->flows[a], *fb = &self->flows[b];
-  return fa->finish < fb->finish || (fa->finish == fb->finish && fa->seq < fb->seq);
+  return a->finish < b->finish || (a->finish == b->finish && a->seq < b->seq);
 }
 
-static inline void
-heap_set (NetContention *self, guint i, guint32 f)
-{
-  self->heap[i] = f;
-  self->flows[f].heap_pos = i;
-}
+/* The heap functions (like the water-filling ones) read the model's
+ * arrays into locals first: the project builds with -fno-strict-aliasing,
+ * so every store would otherwise make the compiler load them again. */
 
 static void
 heap_up (NetContention *self, guint i)
 {
-  guint32 f = self->heap[i];
+  HeapEntry *heap = self->heap;
+  Flow *flows = self->flows;
+  HeapEntry e = heap[i];
   while (i > 0) {
     guint parent = (i - 1) / 2;
-    if (!ends_before (self, f, self->heap[parent]))
+    if (!ends_before (&e, &heap[parent]))
       break;
-    heap_set (self, i, self->heap[parent]);
+    heap[i] = heap[parent];
+    flows[heap[i].flow].heap_pos = i;
     i = parent;
   }
-  heap_set (self, i, f);
+  heap[i] = e;
+  flows[e.flow].heap_pos = i;
 }
 
 static void
 heap_down (NetContention *self, guint i)
 {
-  guint32 f = self->heap[i];
+  HeapEntry *heap = self->heap;
+  Flow *flows = self->flows;
+  guint n = self->heap_n;
+  HeapEntry e = heap[i];
   for (;;) {
     guint c = 2 * i + 1;
-    if (c >= self->heap_n)
+    if (c >= n)
       break;
-    if (c + 1 < self->heap_n && ends_before (self, self->heap[c + 1], self->heap[c]))
+    if (c + 1 < n && ends_before (&heap[c + 1], &heap[c]))
       c++;
-    if (!ends_before (self, self->heap[c], f))
+    if (!ends_before (&heap[c], &e))
       break;
-    heap_set (self, i, self->heap[c]);
+    heap[i] = heap[c];
+    flows[heap[i].flow].heap_pos = i;
     i = c;
   }
-  heap_set (self, i, f);
+  heap[i] = e;
+  flows[e.flow].heap_pos = i;
 }
 
 static void
-heap_remove (NetContention *self, guint32 f)
+heap_push (NetContention *self, guint32 f)
 {
-  guint i = self->flows[f].heap_pos;
-  guint32 last = self->heap[--self->heap_n];
-  self->flows[f].heap_pos = NO_POS;
-  if (i == self->heap_n)
-    return;
-  heap_set (self, i, last);
+  const Flow *fl = &self->flows[f];
+  guint i = self->heap_n++;
+  self->heap[i] = (HeapEntry) { .finish = fl->finish, .seq = fl->seq, .flow = f };
   heap_up (self, i);
-  heap_down (self, self->flows[last].heap_pos);
+}
+
+/* Flow @f ends at @finish now: it moves only one way. */
+static inline void
+heap_move (NetContention *self, guint32 f, double finish)
+{
+  Flow *fl = &self->flows[f];
+  guint i = fl->heap_pos;
+  gboolean earlier = finish < fl->finish;
+  fl->finish = finish;
+  self->heap[i].finish = finish;
+  if (earlier)
+    heap_up (self, i);
+  else
+    heap_down (self, i);
+}
+
+static void
+heap_pop (NetContention *self)
+{
+  self->flows[self->heap[0].flow].heap_pos = NO_POS;
+  if (--self->heap_n > 0) {
+    self->heap[0] = self->heap[self->heap_n];
+    heap_down (self, 0);
+  }
 }
 
 /* ---- links' flow lists -------------------------------------------------- */
@@ -635,8 +729,6 @@ heap_remove (NetContention *self, guint32 f)
 static inline void
 busy_add (NetContention *self, guint32 l)
 {
-  if (self->links[l].busy_pos != NO_POS)
-    return;
   self->links[l].busy_pos = self->n_busy;
   self->busy[self->n_busy++] = l;
 }
@@ -651,23 +743,24 @@ busy_remove (NetContention *self, guint32 l)
   self->links[l].busy_pos = NO_POS;
 }
 
-static void
-link_add_flow (NetContention *self, guint32 f, guint hop)
+/* Flow @f enters link @l at hop @hop of its route; returns the link. */
+static inline Link *
+link_add_flow (NetContention *self, guint32 f, guint hop, guint32 l)
 {
-  guint32 l = self->routes[(gsize) f * self->max_hops + hop];
   Link *k = &self->links[l];
   GROW (k->flows, k->cap_flows, k->n_flows + 1);
   self->route_pos[(gsize) f * self->max_hops + hop] = k->n_flows;
   k->flows[k->n_flows++] = f;
-  if (k->n_flows == 1)
+  if (k->n_flows == 1 && self->track_busy)
     busy_add (self, l);
+  return k;
 }
 
-/* Swap-remove: the flow moved into the hole learns its new position. */
-static void
-link_remove_flow (NetContention *self, guint32 f, guint hop)
+/* Swap-remove: the flow moved into the hole learns its new position.
+ * Returns the link. */
+static inline Link *
+link_remove_flow (NetContention *self, guint32 f, guint hop, guint32 l)
 {
-  guint32 l = self->routes[(gsize) f * self->max_hops + hop];
   Link *k = &self->links[l];
   guint32 pos = self->route_pos[(gsize) f * self->max_hops + hop];
   guint32 moved = k->flows[--k->n_flows];
@@ -680,17 +773,12 @@ link_remove_flow (NetContention *self, guint32 f, guint hop)
         break;
       }
   }
-  if (k->n_flows == 0)
+  if (k->n_flows == 0 && self->track_busy)
     busy_remove (self, l);
+  return k;
 }
 
 /* ---- water-filling ------------------------------------------------------ */
-
-static inline double
-link_capacity (const Link *k)
-{
-  return k->bandwidth * (1.0 - k->load);
-}
 
 static inline gboolean
 share_less (const NetContention *self, guint i, guint j)
@@ -783,7 +871,7 @@ static void
 emit_ba (NetContention *self, const Flow *f, const PtiNetSink *sink)
 {
   char t[48], msg[48], bps[48];
-  format_fixed (t, self->now, 9);
+  format_fixed (t, self->pending_at, 9);
   format_fixed (msg, (double) f->msg, 0);
   format_fixed (bps, f->rate, 0);
   const char *values[] = { t, msg, bps };
@@ -795,11 +883,19 @@ emit_ba (NetContention *self, const Flow *f, const PtiNetSink *sink)
 static void
 emit_knee (NetContention *self, const PtiNetSink *sink)
 {
+  if (!self->track_busy) {
+    /* Busy links are listed only once records are asked for: the first
+     * knee lists them, link_add_flow and link_remove_flow keep the list. */
+    for (guint32 l = 0; l < self->n_links; l++)
+      if (self->links[l].n_flows > 0)
+        busy_add (self, l);
+    self->track_busy = TRUE;
+  }
   gint best = -1;
   double share = INFINITY;
   for (guint i = 0; i < self->n_busy; i++) {
     guint32 l = self->busy[i];
-    double s = link_capacity (&self->links[l]) / self->links[l].n_flows;
+    double s = self->links[l].capacity / self->links[l].n_flows;
     if (s < share || (s == share && (gint) l < best)) {
       share = s;
       best = (gint) l;
@@ -811,148 +907,366 @@ emit_knee (NetContention *self, const PtiNetSink *sink)
   self->last_knee_link = best;
   self->last_knee = pps;
   char t[48], v[48];
-  format_fixed (t, self->now, 9);
+  format_fixed (t, self->pending_at, 9);
   format_fixed (v, pps, 3);
   const char *values[] = { t, best >= 0 ? self->link_names[best] : "", v };
   sink->record (sink->host, RECORD_KNEE, values);
 }
 
-/* Recompute the rates of every flow that shares a link, directly or through
- * other flows, with the links in self->dirty; settle them at self->now and
- * move their end times. */
-static void
-recompute (NetContention *self, const PtiNetSink *sink)
+/* Records tell the state that lasts.  At one instant several flows may
+ * start (a collective, an incast) and each start recomputes the rates: the
+ * first flow alone would be reported at the full bandwidth, then at its
+ * share, both at the same time, and the first record would describe a state
+ * of no duration.  So a change of rate is only noted (note_rate), and its BA
+ * record written with the instant's time once the instant is over: when the
+ * model's clock moves on (advance_clock), when the flow ends, or when the
+ * network falls idle (settle_if_idle: nothing may follow, and the model is
+ * not called at the end of an evaluation).  The knee record likewise.  The
+ * instant is pending_at, not `now`: repetition may shift the clock between. */
+static inline void
+note_rate (NetContention *self, guint32 f)
 {
-  if (self->n_dirty == 0) {
-    if (sink != NULL && sink->record != NULL)
-      emit_knee (self, sink);   /* a flow may have ended alone */
+  Flow *fl = &self->flows[f];
+  self->pending_at = self->now;
+  if (fl->pending)
     return;
+  fl->pending = TRUE;
+  GROW (self->pending, self->cap_pending, self->n_pending + 1);
+  self->pending[self->n_pending++] = f;
+}
+
+static inline void
+note_knee (NetContention *self)
+{
+  self->pending_at = self->now;
+  self->knee_pending = TRUE;
+}
+
+static void
+report_flow (NetContention *self, Flow *fl, const PtiNetSink *sink)
+{
+  fl->pending = FALSE;
+  if (fl->rate != fl->reported) {
+    emit_ba (self, fl, sink);
+    fl->reported = fl->rate;
   }
-  if (G_UNLIKELY (self->epoch == G_MAXUINT32)) {
-    /* marks are compared for equality: start them all again */
+}
+
+static void
+flush_records (NetContention *self, const PtiNetSink *sink)
+{
+  for (guint i = 0; i < self->n_pending; i++) {
+    Flow *fl = &self->flows[self->pending[i]];
+    if (fl->live && fl->pending)   /* else reported when it ended, or a stale entry */
+      report_flow (self, fl, sink);
+  }
+  self->n_pending = 0;
+  if (self->knee_pending) {
+    self->knee_pending = FALSE;
+    emit_knee (self, sink);
+  }
+}
+
+/* Move the clock to @now, after the records of the instant it leaves. */
+static inline void
+advance_clock (NetContention *self, double now, const PtiNetSink *sink)
+{
+  if (now > self->now) {
+    if (sink != NULL && sink->record != NULL)
+      flush_records (self, sink);
+    self->now = now;
+  }
+}
+
+static inline void
+settle_if_idle (NetContention *self, const PtiNetSink *sink)
+{
+  if (self->heap_n == 0 && sink != NULL && sink->record != NULL)
+    flush_records (self, sink);
+}
+
+/* Open a new epoch once a component is done: marks are compared for
+ * equality, so when the counter would wrap they all start again. */
+static void
+epoch_close (NetContention *self)
+{
+  self->n_comp_links = self->n_comp_flows = 0;
+  if (G_UNLIKELY (self->epoch == G_MAXUINT32 - 1)) {
     for (guint l = 0; l < self->n_links; l++)
       self->links[l].mark = 0;
     for (guint f = 0; f < self->n_flows; f++)
       self->flows[f].mark = 0;
     self->epoch = 0;
   }
-  guint32 epoch = ++self->epoch;
-  self->n_comp_links = self->n_comp_flows = 0;
-  /* The component: links reach their flows, flows their links. */
-  for (guint i = 0; i < self->n_dirty; i++) {
-    Link *k = &self->links[self->dirty[i]];
-    if (k->mark == epoch)
-      continue;
-    k->mark = epoch;
-    GROW (self->comp_links, self->cap_comp_links, self->n_comp_links + 1);
-    self->comp_links[self->n_comp_links++] = self->dirty[i];
+  self->epoch++;
+}
+
+/* Fix flow @f at @share, the share of link @l: settle its bytes at the old
+ * rate, take the new one, give its bandwidth back to the other shared links
+ * of its route and move its end time.  On the @last step (no flow is left
+ * unfixed after this one's link) no link is looked at again, so the
+ * bandwidth is not given back. */
+static inline void
+fix_flow (NetContention *self, guint32 f, guint32 l, double share, gboolean small,
+          gboolean last, const PtiNetSink *records)
+{
+  Flow *fl = &self->flows[f];
+  fl->fixed = TRUE;
+  fl->remaining = MAX (fl->remaining - fl->rate * (self->now - fl->last), 0.0);
+  fl->last = self->now;
+  gboolean changed = fl->rate != share;
+  fl->rate = share;
+  if (!last) {
+    const guint32 *r = &self->routes[(gsize) f * self->max_hops];
+    for (guint h = 0; h < fl->n_hops; h++) {
+      Link *o = &self->links[r[h]];
+      if (o->n_flows < 2)
+        continue;   /* its own link: nothing else to tell */
+      o->unfixed--;
+      if (r[h] == l)
+        continue;
+      o->left -= share;
+      if (o->unfixed > 0 && !small)
+        share_push (self, r[h], o->left / o->unfixed);
+    }
   }
-  self->n_dirty = 0;
-  for (guint li = 0; li < self->n_comp_links; li++) {
-    const Link *k = &self->links[self->comp_links[li]];
-    for (guint j = 0; j < k->n_flows; j++) {
+  double finish = share > 0 ? self->now + fl->remaining / share : INFINITY;
+  if (finish != fl->finish)
+    heap_move (self, f, finish);
+  if (changed && records != NULL)
+    note_rate (self, f);
+}
+
+/* Fix every flow of the shared link @l not fixed yet at @share; returns
+ * how many flows.  A route may cross a link twice (counted twice in its
+ * unfixed), so the walk goes over every flow of the link rather than
+ * stopping after `unfixed` of them.  @records: the sink when records are
+ * written, else NULL. */
+static guint
+fix_link_flows (NetContention *self, guint32 l, double share, gboolean small, gboolean last,
+                const PtiNetSink *records)
+{
+  const Link *k = &self->links[l];
+  guint fixed = 0;
+  for (guint j = 0; j < k->n_flows && k->unfixed > 0; j++) {
+    guint32 f = k->flows[j];
+    if (self->flows[f].fixed)
+      continue;
+    fix_flow (self, f, l, share, small, last, records);
+    fixed++;
+  }
+  return fixed;
+}
+
+/* The smaller of two candidates (share, link): the lower link breaks ties. */
+#define CANDIDATE_BEFORE(s, c, key, l) ((s) < (key) || ((s) == (key) && (c) < (l)))
+
+/* Recompute the rates of every flow that shares a link, directly or through
+ * other flows, with the dirty links (mark_dirty); settle them at self->now
+ * and move their end times.
+ *
+ * Water-filling: the link with the smallest fair share left / unfixed
+ * (ties: the lowest link number) fixes its flows at that share; their
+ * bandwidth leaves the other links; repeat.  The order in which links are
+ * found does not matter, only that order of selection, so the rates are
+ * the same to the last bit however the component is walked.
+ *
+ * A link that carries one flow only (its own link: most host links) is not
+ * walked or scanned as a link: until that flow is fixed, its share is its
+ * capacity / 1, its capacity exactly, so the flow stands for the smallest
+ * (capacity, link) among its own links, and is fixed alone when that is
+ * the smallest share, as the link would fix it. */
+static void
+recompute (NetContention *self, const PtiNetSink *sink)
+{
+  if (self->n_comp_links == 0) {
+    if (sink != NULL && sink->record != NULL)
+      note_knee (self);   /* a flow may have ended alone */
+    return;
+  }
+  guint32 epoch = self->epoch;
+  const PtiNetSink *records = sink != NULL && sink->record != NULL ? sink : NULL;
+  /* The component: shared links reach their flows, flows their shared
+   * links.  The dirty links are in comp_links already, marked; every link
+   * and flow is made ready for water-filling as it is reached, and a link
+   * not shared is left with no unfixed flow, out of the scan. */
+  guint32 *comp_links = self->comp_links, *comp_flows = self->comp_flows;
+  guint n_links = self->n_comp_links, n_flows = 0;
+  /* The first step's smallest share, found on the way: nothing is fixed
+   * yet, so a shared link's share is its capacity over its flows.  @own:
+   * the flow that the smallest stands for, when it is an own link. */
+  guint32 l = 0, own = NO_POS;
+  double key = INFINITY;
+  for (guint li = 0; li < n_links; li++) {
+    guint32 c = comp_links[li];
+    Link *k = &self->links[c];
+    guint n = k->n_flows;
+    if (n >= 2) {
+      k->unfixed = n;
+      k->left = k->capacity;
+      double s = k->left / n;
+      if (CANDIDATE_BEFORE (s, c, key, l)) {
+        key = s;
+        l = c;
+        own = NO_POS;
+      }
+    } else {
+      k->unfixed = 0;
+    }
+    for (guint j = 0; j < n; j++) {
       guint32 f = k->flows[j];
       Flow *fl = &self->flows[f];
       if (fl->mark == epoch)
         continue;
       fl->mark = epoch;
-      GROW (self->comp_flows, self->cap_comp_flows, self->n_comp_flows + 1);
-      self->comp_flows[self->n_comp_flows++] = f;
+      fl->fixed = FALSE;
+      comp_flows[n_flows++] = f;
+      guint32 ol = 0;
+      double os = INFINITY;
       const guint32 *r = &self->routes[(gsize) f * self->max_hops];
       for (guint h = 0; h < fl->n_hops; h++) {
         Link *o = &self->links[r[h]];
-        if (o->mark == epoch)
-          continue;
-        o->mark = epoch;
-        GROW (self->comp_links, self->cap_comp_links, self->n_comp_links + 1);
-        self->comp_links[self->n_comp_links++] = r[h];
-      }
-    }
-  }
-  /* Water-filling: the link with the smallest fair share fixes its flows at
-   * that share; their bandwidth leaves the other links; repeat. */
-  /* A small component (the usual case) finds the smallest share by a scan,
-   * a large one through a heap of shares with stale entries skipped. */
-  gboolean small = self->n_comp_links <= SMALL_COMPONENT;
-  self->share_n = 0;
-  for (guint li = 0; li < self->n_comp_links; li++) {
-    Link *k = &self->links[self->comp_links[li]];
-    k->unfixed = k->n_flows;
-    k->left = link_capacity (k);
-    if (k->unfixed > 0 && !small)
-      share_push (self, self->comp_links[li], k->left / k->unfixed);
-  }
-  for (guint i = 0; i < self->n_comp_flows; i++)
-    self->flows[self->comp_flows[i]].fixed = FALSE;
-  for (;;) {
-    guint32 l = 0;
-    double key = INFINITY;
-    if (small) {
-      for (guint li = 0; li < self->n_comp_links; li++) {
-        const Link *k = &self->links[self->comp_links[li]];
-        if (k->unfixed > 0) {
-          double s = k->left / k->unfixed;
-          if (s < key || (s == key && self->comp_links[li] < l)) {
-            key = s;
-            l = self->comp_links[li];
+        if (o->n_flows == 1) {
+          if (CANDIDATE_BEFORE (o->capacity, r[h], os, ol)) {
+            os = o->capacity;
+            ol = r[h];
           }
+        } else if (o->mark != epoch) {
+          o->mark = epoch;
+          comp_links[n_links++] = r[h];
         }
       }
-      if (key == INFINITY)
-        break;
-    } else {
-      if (self->share_n == 0)
-        break;
-      share_pop (self, &l, &key);
-      const Link *k = &self->links[l];
-      if (k->unfixed == 0 || key != k->left / k->unfixed)
-        continue;   /* stale entry */
-    }
-    Link *k = &self->links[l];
-    double share = MAX (key, 0.0);
-    for (guint j = 0; j < k->n_flows; j++) {
-      guint32 f = k->flows[j];
-      Flow *fl = &self->flows[f];
-      if (fl->fixed)
-        continue;
-      fl->fixed = TRUE;
-      /* settle at the old rate, then take the new one */
-      fl->remaining = MAX (fl->remaining - fl->rate * (self->now - fl->last), 0.0);
-      fl->last = self->now;
-      gboolean changed = fl->rate != share;
-      fl->rate = share;
-      const guint32 *r = &self->routes[(gsize) f * self->max_hops];
-      for (guint h = 0; h < fl->n_hops; h++) {
-        Link *o = &self->links[r[h]];
-        o->unfixed--;
-        if (r[h] == l)
-          continue;
-        o->left -= share;
-        if (o->unfixed > 0 && !small)
-          share_push (self, r[h], o->left / o->unfixed);
+      fl->own_share = os;
+      fl->own_link = ol;
+      if (os != INFINITY && CANDIDATE_BEFORE (os, ol, key, l)) {
+        key = os;
+        l = ol;
+        own = f;
       }
-      double finish = share > 0 ? self->now + fl->remaining / share : INFINITY;
-      if (finish != fl->finish) {
-        fl->finish = finish;
-        heap_up (self, fl->heap_pos);
-        heap_down (self, fl->heap_pos);
-      }
-      if (changed && sink != NULL && sink->record != NULL)
-        emit_ba (self, fl, sink);
     }
   }
-  if (sink != NULL && sink->record != NULL)
-    emit_knee (self, sink);
+  self->n_comp_links = n_links;
+  self->n_comp_flows = n_flows;
+
+  /* Every step fixes at least one flow; once all are, the links are full. */
+  guint unfixed = n_flows;
+  if (n_links <= SMALL_COMPONENT) {
+    /* A small component (the usual case) finds the next smallest share by
+     * a scan over the shared links that still have unfixed flows and the
+     * unfixed flows with own links, dropping the others as they fill. */
+    guint n_active = n_links, n_active_flows = n_flows;
+    for (;;) {
+      if (own != NO_POS) {
+        fix_flow (self, own, l, MAX (key, 0.0), TRUE, unfixed == 1, records);
+        unfixed--;
+      } else {
+        unfixed -= fix_link_flows (self, l, MAX (key, 0.0), TRUE,
+                                   self->links[l].unfixed == unfixed, records);
+      }
+      if (unfixed == 0)
+        break;
+      key = INFINITY;
+      own = NO_POS;
+      for (guint li = 0; li < n_active;) {
+        guint32 c = comp_links[li];
+        const Link *k = &self->links[c];
+        if (k->unfixed == 0) {
+          comp_links[li] = comp_links[--n_active];
+          comp_links[n_active] = c;
+          continue;
+        }
+        double s = k->left / k->unfixed;
+        if (CANDIDATE_BEFORE (s, c, key, l)) {
+          key = s;
+          l = c;
+        }
+        li++;
+      }
+      for (guint fi = 0; fi < n_active_flows;) {
+        guint32 f = comp_flows[fi];
+        const Flow *fl = &self->flows[f];
+        if (fl->fixed || fl->own_share == INFINITY) {
+          comp_flows[fi] = comp_flows[--n_active_flows];
+          comp_flows[n_active_flows] = f;
+          continue;
+        }
+        if (CANDIDATE_BEFORE (fl->own_share, fl->own_link, key, l)) {
+          key = fl->own_share;
+          l = fl->own_link;
+          own = f;
+        }
+        fi++;
+      }
+    }
+  } else {
+    /* A large one through a heap of shares, stale entries skipped. */
+    self->share_n = 0;
+    for (guint li = 0; li < n_links; li++) {
+      const Link *k = &self->links[comp_links[li]];
+      if (k->unfixed > 0)
+        share_push (self, comp_links[li], k->left / k->unfixed);
+    }
+    for (guint fi = 0; fi < n_flows; fi++) {
+      const Flow *fl = &self->flows[comp_flows[fi]];
+      if (fl->own_share != INFINITY)
+        share_push (self, fl->own_link, fl->own_share);
+    }
+    while (unfixed > 0) {
+      share_pop (self, &l, &key);
+      const Link *k = &self->links[l];
+      if (k->n_flows == 1) {
+        guint32 f = k->flows[0];
+        if (self->flows[f].fixed)
+          continue;   /* stale entry */
+        fix_flow (self, f, l, MAX (key, 0.0), FALSE, unfixed == 1, records);
+        unfixed--;
+        continue;
+      }
+      if (k->unfixed == 0 || key != k->left / k->unfixed)
+        continue;   /* stale entry */
+      unfixed -= fix_link_flows (self, l, MAX (key, 0.0), FALSE, k->unfixed == unfixed,
+                                 records);
+    }
+  }
+  epoch_close (self);
+  if (records != NULL)
+    note_knee (self);
 }
 
+/* Link @l carries flows whose rates may change: it seeds the next
+ * component (once). */
 static inline void
 mark_dirty (NetContention *self, guint32 l)
 {
-  GROW (self->dirty, self->cap_dirty, self->n_dirty + 1);
-  self->dirty[self->n_dirty++] = l;
+  Link *k = &self->links[l];
+  if (k->mark == self->epoch)
+    return;
+  k->mark = self->epoch;
+  self->comp_links[self->n_comp_links++] = l;
 }
 
 /* ---- flows -------------------------------------------------------------- */
+
+/* The route from port @src to port @dst (0-based), from the cache or
+ * computed into it. */
+static const RouteSlot *
+route_lookup (NetContention *self, guint src, guint dst)
+{
+  guint64 pair = (guint64) src * self->n_ports + dst;
+  guint slot = self->route_cache_direct
+                 ? (guint) pair
+                 : (guint) ((pair * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15))
+                            >> (64 - self->route_cache_bits));
+  RouteSlot *rs = &self->route_cache[slot];
+  if (G_UNLIKELY (rs->pair != pair + 1)) {
+    guint switches;
+    rs->hops = route (self, src, dst, &self->route_cache_links[(gsize) slot * self->max_hops],
+                      &switches);
+    rs->latency = rs->hops * self->link_latency + switches * self->switch_latency;
+    rs->pair = pair + 1;
+  }
+  return rs;
+}
 
 static guint32
 flow_alloc (NetContention *self)
@@ -967,7 +1281,8 @@ flow_alloc (NetContention *self)
     self->flows = g_renew (Flow, self->flows, cap);
     self->routes = g_renew (guint32, self->routes, (gsize) cap * self->max_hops);
     self->route_pos = g_renew (guint32, self->route_pos, (gsize) cap * self->max_hops);
-    self->heap = g_renew (guint32, self->heap, cap);
+    self->heap = g_renew (HeapEntry, self->heap, cap);
+    self->comp_flows = g_renew (guint32, self->comp_flows, cap);
     self->cap_flows = cap;
   }
   return self->n_flows++;
@@ -986,47 +1301,59 @@ net_contention_flow_start (gpointer instance, const PtiFlow *flow, double now,
                            const PtiNetSink *sink)
 {
   NetContention *self = instance;
-  self->now = MAX (self->now, now);
-  guint32 f = flow_alloc (self);
-  Flow *fl = &self->flows[f];
-  guint32 *r = &self->routes[(gsize) f * self->max_hops];
-  guint switches;
-  guint hops = route (self, flow->src_port - 1, flow->dst_port - 1, r, &switches);
-  double latency = hops * self->link_latency + switches * self->switch_latency;
+  advance_clock (self, now, sink);
+  const RouteSlot *rs = route_lookup (self, flow->src_port - 1, flow->dst_port - 1);
+  guint hops = rs->hops;
+  double latency = rs->latency;
   if (flow->bytes == 0 || hops == 0) {
     /* Nothing to share: it has left at once. */
-    flow_release (self, f);
     sink->flow_done (sink->host, flow->cookie, self->now, self->now + latency);
     return;
   }
-  *fl = (Flow) {
-    .cookie = flow->cookie, .msg = flow->msg, .seq = self->next_seq++,
-    .remaining = (double) flow->bytes, .last = self->now, .rate = 0, .finish = INFINITY,
-    .latency = latency, .heap_pos = NO_POS, .n_hops = (guint8) hops, .live = TRUE,
-  };
-  heap_set (self, self->heap_n++, f);
-  heap_up (self, fl->heap_pos);
+  guint32 f = flow_alloc (self);
+  Flow *fl = &self->flows[f];
+  /* Water-filling readies the rest when it reaches the flow. */
+  fl->mark = 0;   /* no epoch: 0 is never open */
+  fl->cookie = flow->cookie;
+  fl->msg = flow->msg;
+  fl->seq = self->next_seq++;
+  fl->remaining = (double) flow->bytes;
+  fl->last = self->now;
+  fl->rate = 0;
+  fl->finish = INFINITY;
+  fl->latency = latency;
+  fl->reported = -1;
+  fl->pending = FALSE;
+  fl->n_hops = (guint8) hops;
+  fl->live = TRUE;
+  guint32 *r = &self->routes[(gsize) f * self->max_hops];
+  const guint32 *cached = &self->route_cache_links[(gsize) (rs - self->route_cache)
+                                                   * self->max_hops];
   gboolean alone = TRUE;
   double rate = INFINITY;
   for (guint h = 0; h < hops; h++) {
-    link_add_flow (self, f, h);
-    alone = alone && self->links[r[h]].n_flows == 1;
-    rate = MIN (rate, link_capacity (&self->links[r[h]]));
+    r[h] = cached[h];
+    const Link *k = link_add_flow (self, f, h, r[h]);
+    alone = alone && k->n_flows == 1;
+    rate = MIN (rate, k->capacity);
   }
   if (alone) {
     /* Its links carry nothing else: no other rate changes, and its own is
      * the smallest capacity on the way (what water-filling would find). */
     fl->rate = rate;
     fl->finish = self->now + fl->remaining / rate;
-    heap_up (self, fl->heap_pos);
+    heap_push (self, f);
     if (sink->record != NULL) {
-      emit_ba (self, fl, sink);
-      emit_knee (self, sink);
+      note_rate (self, f);
+      note_knee (self);
     }
     return;
   }
+  heap_push (self, f);   /* at INFINITY, after every other end */
+  /* Its own links reach no other flow: the shared ones reach it. */
   for (guint h = 0; h < hops; h++)
-    mark_dirty (self, r[h]);
+    if (self->links[r[h]].n_flows > 1)
+      mark_dirty (self, r[h]);
   recompute (self, sink);
 }
 
@@ -1034,25 +1361,25 @@ static double
 net_contention_flow_next (gconstpointer instance)
 {
   const NetContention *self = instance;
-  return self->heap_n > 0 ? self->flows[self->heap[0]].finish : INFINITY;
+  return self->heap_n > 0 ? self->heap[0].finish : INFINITY;
 }
 
 /* End the flows whose last byte has left by @now. */
 static void
 finish_flows (NetContention *self, const PtiNetSink *sink)
 {
-  while (self->heap_n > 0 && self->flows[self->heap[0]].finish <= self->now) {
-    guint32 f = self->heap[0];
+  while (self->heap_n > 0 && self->heap[0].finish <= self->now) {
+    guint32 f = self->heap[0].flow;
     Flow *fl = &self->flows[f];
-    heap_remove (self, f);
-    for (guint h = 0; h < fl->n_hops; h++) {
-      link_remove_flow (self, f, h);
-      guint32 l = self->routes[(gsize) f * self->max_hops + h];
-      if (self->links[l].n_flows > 0)   /* the flows left on it may speed up */
-        mark_dirty (self, l);
-    }
+    heap_pop (self);
+    const guint32 *r = &self->routes[(gsize) f * self->max_hops];
+    for (guint h = 0; h < fl->n_hops; h++)
+      if (link_remove_flow (self, f, h, r[h])->n_flows > 0)
+        mark_dirty (self, r[h]);   /* the flows left on it may speed up */
     gpointer cookie = fl->cookie;
     double latency = fl->latency;
+    if (fl->pending)
+      report_flow (self, fl, sink);   /* its rate held from its instant until now */
     flow_release (self, f);
     sink->flow_done (sink->host, cookie, self->now, self->now + latency);
   }
@@ -1062,9 +1389,10 @@ static void
 net_contention_flow_advance (gpointer instance, double now, const PtiNetSink *sink)
 {
   NetContention *self = instance;
-  self->now = MAX (self->now, now);
+  advance_clock (self, now, sink);
   finish_flows (self, sink);
   recompute (self, sink);
+  settle_if_idle (self, sink);
 }
 
 /* ---- live changes ------------------------------------------------------- */
@@ -1121,20 +1449,77 @@ net_contention_reconfigure (gpointer instance, const char *element, const char *
   if (!apply)
     return TRUE;
 
-  self->now = MAX (self->now, now);
+  advance_clock (self, now, sink);
   if (sink != NULL)
     finish_flows (self, sink);
   for (guint i = 0; i < links->len; i++) {
     guint l = g_array_index (links, guint, i);
+    Link *k = &self->links[l];
     if (is_load)
-      self->links[l].load = v;
+      link_set (k, k->bandwidth, v);
     else
-      self->links[l].bandwidth = v;
+      link_set (k, v, k->load);
     if (self->links[l].n_flows > 0)
       mark_dirty (self, l);
   }
+  self->changes++;
   recompute (self, sink);
+  settle_if_idle (self, sink);
   return TRUE;
+}
+
+/* ---- analytical repetition ------------------------------------------------ */
+
+static int
+compare_flow_seq (const void *a, const void *b, void *data)
+{
+  const NetContention *self = data;
+  guint64 x = self->flows[*(const guint32 *) a].seq, y = self->flows[*(const guint32 *) b].seq;
+  return x < y ? -1 : x > y;
+}
+
+/* The flows in flight, in start order (what breaks ties between equal end
+ * times), each with its route and progress; the clock; and a count of the
+ * parameter changes, which stand for the links' loads and bandwidths. */
+static void
+net_contention_digest (gconstpointer instance, PtiDigest *d)
+{
+  const NetContention *self = instance;
+  pti_digest_add_time (d, self->now);
+  pti_digest_add_int (d, self->changes);
+  g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint32 f = 0; f < self->n_flows; f++)
+    if (self->flows[f].live)
+      g_array_append_val (live, f);
+  g_array_sort_with_data (live, compare_flow_seq, (gpointer) self);
+  pti_digest_add_int (d, live->len);
+  for (guint i = 0; i < live->len; i++) {
+    guint32 f = g_array_index (live, guint32, i);
+    const Flow *fl = &self->flows[f];
+    pti_digest_add_int (d, pti_digest_cookie (d, fl->cookie));
+    pti_digest_add_int (d, fl->n_hops);
+    for (guint h = 0; h < fl->n_hops; h++)
+      pti_digest_add_int (d, self->routes[(gsize) f * self->max_hops + h]);
+    pti_digest_add_quantity (d, fl->remaining);
+    pti_digest_add_quantity (d, fl->rate);
+    pti_digest_add_quantity (d, fl->latency);
+    pti_digest_add_time (d, fl->last);
+    pti_digest_add_time (d, fl->finish);
+  }
+}
+
+static void
+net_contention_shift (gpointer instance, double dt)
+{
+  NetContention *self = instance;
+  self->now += dt;
+  for (guint32 f = 0; f < self->n_flows; f++)
+    if (self->flows[f].live) {
+      self->flows[f].last += dt;
+      self->flows[f].finish += dt;
+    }
+  for (guint i = 0; i < self->heap_n; i++)
+    self->heap[i].finish = self->flows[self->heap[i].flow].finish;
 }
 
 /* ---- descriptor --------------------------------------------------------- */
@@ -1150,6 +1535,8 @@ static const PtiNetOps net_contention_ops = {
   .flow_start = net_contention_flow_start,
   .flow_next = net_contention_flow_next,
   .flow_advance = net_contention_flow_advance,
+  .digest = net_contention_digest,
+  .shift = net_contention_shift,
 };
 
 static const PtiModelParam net_contention_params[] = {

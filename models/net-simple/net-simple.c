@@ -26,6 +26,7 @@ typedef struct {
   guint64 eager_limit;    /* bytes */
   double *last_start;     /* per source port: start of the last message (LogGP gap) */
   guint n_ports;
+  guint64 changes;        /* parameter changes applied so far */
 } NetSimple;
 
 #define DEFAULT_EAGER_LIMIT 65536u
@@ -152,8 +153,10 @@ net_simple_reconfigure (gpointer instance, const char *element, const char *sele
                              : "latency, bandwidth, send_overhead and recv_overhead");
     return FALSE;
   }
-  if (apply)
+  if (apply) {
     *target = v;
+    self->changes++;
+  }
   return TRUE;
 }
 
@@ -166,6 +169,28 @@ net_simple_reset (gpointer instance)
     self->last_start[i] = -INFINITY;
 }
 
+/* Analytical repetition: the LogGP gap's memory of each port is all the
+ * state there is. */
+static void
+net_simple_digest (gconstpointer instance, PtiDigest *d)
+{
+  const NetSimple *self = instance;
+  pti_digest_add_int (d, self->changes);
+  for (guint i = 0; self->last_start != NULL && i < self->n_ports; i++)
+    if (self->last_start[i] > -INFINITY) {
+      pti_digest_add_int (d, i);
+      pti_digest_add_time (d, self->last_start[i]);
+    }
+}
+
+static void
+net_simple_shift (gpointer instance, double dt)
+{
+  NetSimple *self = instance;
+  for (guint i = 0; self->last_start != NULL && i < self->n_ports; i++)
+    self->last_start[i] += dt;   /* -INFINITY (never) stays so */
+}
+
 static const PtiNetOps net_simple_ops = {
   .version = PTI_NET_OPS_VERSION,
   .reset = net_simple_reset,
@@ -173,6 +198,8 @@ static const PtiNetOps net_simple_ops = {
   .recv_overhead = net_simple_recv_overhead,
   .eager_limit = net_simple_eager_limit,
   .transfer = net_simple_transfer,
+  .digest = net_simple_digest,
+  .shift = net_simple_shift,
 };
 
 static const PtiModelParam net_simple_params[] = {

@@ -19,8 +19,8 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$root" --buildtype=release >/dev/null
 fi
 meson compile -C "$build" ptieval ptitrace >/dev/null
-ptieval=$build/ptieval
-ptitrace=$build/traces/ptitrace
+ptieval=$build/cli/ptieval
+ptitrace=$build/cli/ptitrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp   # the external sort's temporary files, deleted with it

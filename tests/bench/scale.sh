@@ -150,7 +150,7 @@ for g in 4 16 32 64; do
   n=$(( g * g ))
   params=(-D npe_i=$g -D npe_j=$g -D it=50 -D jt=50 -D kt=200 -D iterations=$sweep_its)
   if [ "$xml" = 1 ]; then
-    cmd=("$build/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/sweep3d.xml")
+    cmd=("$build/cli/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/sweep3d.xml")
   else
     cmd=("$build/wsl/examples/sweep3d" "${params[@]}" -D eval_mode=$eval_mode "$(system_for $n)")
   fi
@@ -164,7 +164,7 @@ for n in 16 256 1024; do
   L=$(( (k + 1) / 2 ))
   params=(-D class=5 -D procs=$n -D niter=$cg_its)
   if [ "$xml" = 1 ]; then
-    cmd=("$build/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/cg.xml")
+    cmd=("$build/cli/ptieval" "${params[@]}" "$(system_for $n)" "$root/wsl/examples/cg.xml")
   else
     cmd=("$build/wsl/examples/cg" "${params[@]}" -D eval_mode=$eval_mode "$(system_for $n)")
   fi

@@ -38,9 +38,9 @@ PY
 }
 
 echo "pti Sweep3D benchmark: $(nproc) cores, $(uname -m), best of 5 runs"
-best "ptieval sweep3d.xml"            "$build/ptieval" "${params[@]}" "$system" "$root/wsl/examples/sweep3d.xml"
+best "ptieval sweep3d.xml"            "$build/cli/ptieval" "${params[@]}" "$system" "$root/wsl/examples/sweep3d.xml"
 best "sweep3d (C program)"            "$build/wsl/examples/sweep3d" "${params[@]}" "$system"
-best "ptieval sweep3d.xml -o trace"   "$build/ptieval" "${params[@]}" -o "$tmp/trace.xml" "$system" "$root/wsl/examples/sweep3d.xml"
+best "ptieval sweep3d.xml -o trace"   "$build/cli/ptieval" "${params[@]}" -o "$tmp/trace.xml" "$system" "$root/wsl/examples/sweep3d.xml"
 best "sweep3d (C program) -o trace"   "$build/wsl/examples/sweep3d" "${params[@]}" -o "$tmp/trace.xml" "$system"
 echo "trace size: $(du -h "$tmp/trace.xml" | cut -f1)"
 echo "paper (PTI prototype, PIII 450 MHz): 386,233 events, 3.437 s, 0.112 M events/s, no trace"

@@ -165,6 +165,495 @@ run_one (guint p, const char *collective, const char *algorithm, Which w, guint 
   return pti_result_time (ctx);
 }
 
+/* The collectives MPI added around the first ones, called by every rank
+ * of the world with the same arguments: @v (one size per rank) for the
+ * vector ones, @n otherwise; @root for gatherv and scatterv. */
+typedef enum {
+  V_SCAN, V_EXSCAN, V_REDUCE_SCATTER, V_REDUCE_SCATTER_BLOCK, V_GATHERV, V_SCATTERV, V_ALLGATHERV,
+} WhichV;
+
+static void
+all_call_v (PtiContext *ctx, WhichV w, guint root, guint64 n, const guint64 *v)
+{
+  g_autoptr (GError) error = NULL;
+  guint p = pti_context_get_processes (ctx);
+  for (guint r = 0; r < p; r++) {
+    gboolean ok = FALSE;
+    switch (w) {
+    case V_SCAN: ok = pti_mpi_scan (ctx, r, n, &error); break;
+    case V_EXSCAN: ok = pti_mpi_exscan (ctx, r, n, &error); break;
+    case V_REDUCE_SCATTER: ok = pti_mpi_reduce_scatter (ctx, r, v, &error); break;
+    case V_REDUCE_SCATTER_BLOCK: ok = pti_mpi_reduce_scatter_block (ctx, r, n, &error); break;
+    case V_GATHERV: ok = pti_mpi_gatherv (ctx, r, root, v[r], r == root ? v : NULL, &error); break;
+    case V_SCATTERV: ok = pti_mpi_scatterv (ctx, r, root, r == root ? v : NULL, v[r], &error); break;
+    case V_ALLGATHERV: ok = pti_mpi_allgatherv (ctx, r, v, &error); break;
+    }
+    g_assert_no_error (error);
+    g_assert_true (ok);
+  }
+}
+
+/* One such collective on @p ranks (algorithm @alg of @coll if not NULL). */
+static double
+run_v (guint p, const char *coll, const char *alg, WhichV w, guint root, guint64 n,
+       const guint64 *v, guint64 *events)
+{
+  g_autoptr (PtiContext) ctx = context_new (p);
+  g_autoptr (GError) error = NULL;
+  if (alg != NULL)
+    g_assert_true (pti_context_set_collective_algorithm (ctx, coll, alg, &error));
+  g_assert_no_error (error);
+  all_call_v (ctx, w, root, n, v);
+  evaluate (ctx);
+  if (events != NULL)
+    *events = pti_result_events (ctx);
+  return pti_result_time (ctx);
+}
+
+/* Scan by recursive doubling, 1000 B on 8 ranks: at each mask the partners
+ * swap (S = 25 us) and a rank above its partner combines twice, one below
+ * once: rank 7 is above at every step, 3 (S + 2c) = 90 us.  Events: 3
+ * sendrecvs of 3 events each per rank, plus 3 + popcount(r) combines: 8 x
+ * 12 + 12 = 108.  Exscan: the first data from below is copied, not
+ * combined, so rank 7 takes 25 + 2.5, + 25 + 5, + 25 + 5 = 87.5 us; 5
+ * second combines in all: 101 events.  On 5 ranks rank 4 has no partner at
+ * masks 1 and 2 and meets rank 0 (at 55 us after two steps) at mask 4:
+ * 55 + 25 + 5 = 85 us. */
+static void
+test_scan (void)
+{
+  guint64 ev;
+  assert_time (run_v (8, NULL, NULL, V_SCAN, 0, 1000, NULL, &ev), 90 * US);
+  g_assert_cmpuint (ev, ==, 108);
+  assert_time (run_v (8, NULL, NULL, V_EXSCAN, 0, 1000, NULL, &ev), 87.5 * US);
+  g_assert_cmpuint (ev, ==, 101);
+  assert_time (run_v (5, NULL, NULL, V_SCAN, 0, 1000, NULL, &ev), 85 * US);
+  assert_time (run_v (8, NULL, NULL, V_SCAN, 0, 0, NULL, &ev), 0);
+  g_assert_cmpuint (ev, ==, 0);
+}
+
+/* Reduce-scatter.  Recursive halving, 1000 B per rank on 4 ranks: swap 2000
+ * B halves and combine (35 + 5), then 1000 B (25 + 2.5): 67.5 us, 8 events
+ * per rank.  On 6 ranks (pof2 4, rem 2): ranks 0 and 2 send their 6000 B to
+ * 1 and 3 (75 us, combined in 15 us: 90 us); newranks 0..3 are ranks 1, 3,
+ * 4, 5 with blocks 2000, 2000, 1000, 1000 B.  Mask 2: rank 1 (at 90) sends
+ * 2000 B to rank 4 (at 0), which sent it 4000 B at 0: rank 1 is done at 92
+ * + 3, combines 4000 B: 105; rank 4 gets its 2000 B at 90 + 32, + 3 + 5 =
+ * 130 us (ranks 3 and 5 alike).  Mask 1: ranks 1 and 3 swap 2000 B, 105 +
+ * 35 + 5 = 145; ranks 4 and 5 swap 1000 B, 130 + 25 + 2.5 = 157.5.  Then
+ * rank 1 sends rank 0 its 1000 B: 145 + 25 = 170 us.  Pairwise (forced):
+ * 3 (S + c) = 82.5 us.  The _block form equals equal counts; a vector of
+ * zeros sends nothing. */
+static void
+test_reduce_scatter (void)
+{
+  guint64 ev;
+  const guint64 k1[6] = { 1000, 1000, 1000, 1000, 1000, 1000 }, zero[4] = { 0 };
+  assert_time (run_v (4, NULL, NULL, V_REDUCE_SCATTER_BLOCK, 0, 1000, NULL, &ev), 67.5 * US);
+  g_assert_cmpuint (ev, ==, 32);
+  assert_time (run_v (4, NULL, NULL, V_REDUCE_SCATTER, 0, 0, k1, &ev), 67.5 * US);
+  assert_time (run_v (6, NULL, NULL, V_REDUCE_SCATTER, 0, 0, k1, &ev), 170 * US);
+  assert_time (run_v (6, NULL, NULL, V_REDUCE_SCATTER_BLOCK, 0, 1000, NULL, &ev), 170 * US);
+  assert_time (run_v (4, "reduce_scatter", "pairwise", V_REDUCE_SCATTER, 0, 0, k1, &ev),
+               82.5 * US);
+  g_assert_cmpuint (ev, ==, 4 * 3 * 4);
+  assert_time (run_v (4, "reduce_scatter_block", "pairwise", V_REDUCE_SCATTER_BLOCK, 0, 1000,
+                      NULL, &ev), 82.5 * US);
+  assert_time (run_v (4, NULL, NULL, V_REDUCE_SCATTER, 0, 0, zero, &ev), 0);
+  g_assert_cmpuint (ev, ==, 0);
+}
+
+/* Gatherv and scatterv, linear.  Gatherv to root 0 of 0, 1000, 2000 and
+ * 3000 B: the root posts 3 receives, the last data is in at 2 + 10 + 30 =
+ * 42 us, plus 3 o_r: 51 us; 4 + 3 events.  A root's own block is a copy:
+ * with 500, 0, 2000, 3000 B, two receives, 42 + 6 = 48 us.  On 32 ranks of
+ * 1000 B each the others send synchronously: each request is in at 12, the
+ * answers at 22, the data at 42, plus 31 o_r: 135 us, and a sender is done
+ * at 32 us.  Scatterv from root 1 of 1000, 0, 2000, 3000 B: the root posts
+ * its sends 2 us apart (o_s), so rank 3's data is in at 6 + 10 + 30 = 46,
+ * done at 49 us; the root at 6 us. */
+static void
+test_gatherv_scatterv (void)
+{
+  guint64 ev;
+  const guint64 g[4] = { 0, 1000, 2000, 3000 }, g2[4] = { 500, 0, 2000, 3000 };
+  const guint64 sc[4] = { 1000, 0, 2000, 3000 };
+  assert_time (run_v (4, NULL, NULL, V_GATHERV, 0, 0, g, &ev), 51 * US);
+  g_assert_cmpuint (ev, ==, 7);
+  assert_time (run_v (4, NULL, NULL, V_GATHERV, 0, 0, g2, &ev), 48 * US);
+  g_autofree guint64 *k32 = g_new (guint64, 32);
+  for (guint i = 0; i < 32; i++)
+    k32[i] = 1000;
+  {
+    g_autoptr (PtiContext) ctx = context_new (32);
+    all_call_v (ctx, V_GATHERV, 0, 0, k32);
+    evaluate (ctx);
+    assert_time (pti_result_time (ctx), 135 * US);
+    assert_time (result (ctx, 5).end, 32 * US);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (4);
+    all_call_v (ctx, V_SCATTERV, 1, 0, sc);
+    evaluate (ctx);
+    assert_time (pti_result_time (ctx), 49 * US);
+    assert_time (result (ctx, 1).end, 6 * US);
+    assert_time (result (ctx, 0).end, 25 * US);
+    assert_time (result (ctx, 2).end, 37 * US);
+    g_assert_cmpuint (pti_result_events (ctx), ==, 4 + 3);
+  }
+}
+
+/* Allgatherv.  Recursive doubling on 4 ranks of 1000, 2000, 3000, 4000 B:
+ * mask 1, rank 0 gets 2000 B (35 us) and rank 2 gets 4000 B (55 us); mask
+ * 2, rank 0 gets ranks 2 and 3's 7000 B, sent by rank 2 at 55 us: 55 + 2 +
+ * 10 + 70 + 3 = 140 us.  Bruck on 5 ranks of 1000 B: 1000, 2000, then the
+ * last 1000 B: 25 + 35 + 25 = 85 us.  Ring (forced) on 3 ranks of 1000,
+ * 2000, 0 B: rank 1 sends 2000 B to 2 at 0 (in at 32), rank 2 then sends
+ * them to 0 at 35 (in at 67): rank 0 is done at 70 us; 12 events. */
+static void
+test_allgatherv (void)
+{
+  guint64 ev;
+  const guint64 v4[4] = { 1000, 2000, 3000, 4000 }, k5[5] = { 1000, 1000, 1000, 1000, 1000 };
+  const guint64 v3[3] = { 1000, 2000, 0 };
+  assert_time (run_v (4, NULL, NULL, V_ALLGATHERV, 0, 0, v4, &ev), 140 * US);
+  g_assert_cmpuint (ev, ==, 4 * 6);
+  assert_time (run_v (5, NULL, NULL, V_ALLGATHERV, 0, 0, k5, &ev), 85 * US);
+  g_assert_cmpuint (ev, ==, 5 * 9);
+  assert_time (run_v (3, "allgatherv", "ring", V_ALLGATHERV, 0, 0, v3, &ev), 70 * US);
+  g_assert_cmpuint (ev, ==, 12);
+  /* Pipelined: 70001 and 0 B on 2 ranks go as 32768 + 32768 + 4465 B,
+   * the first two by rendezvous (over the 16384-B eager limit).  The
+   * first: request in at 12, answer at 22, data left at 349.68 us, in at
+   * 359.68, rank 1 done waiting at 362.68.  The second's request is in at
+   * 361.68 and answered when rank 1 posts its receive, at 362.68: reply in
+   * at 372.68, data left at 700.36.  The third, eager, enters at 702.36 and
+   * is in at 757.01: 760.01 us.  Rank 0 only sends, rank 1 only receives:
+   * 3 + 6 events (MPICH's guard against the indices going round). */
+  const guint64 v2[2] = { 70001, 0 };
+  assert_time (run_v (2, "allgatherv", "ring", V_ALLGATHERV, 0, 0, v2, &ev), 760.01 * US);
+  g_assert_cmpuint (ev, ==, 9);
+}
+
+/* Every algorithm of the collectives above, on 1 to 17 ranks, with blocks
+ * of several sizes (some empty): every message is received and nothing
+ * deadlocks. */
+static void
+test_all_algorithms_v (void)
+{
+  static const struct {
+    const char *coll;
+    WhichV w;
+    const char *algs[4];
+  } table[] = {
+    { "scan", V_SCAN, { "recursive_doubling" } },
+    { "exscan", V_EXSCAN, { "recursive_doubling" } },
+    { "reduce_scatter", V_REDUCE_SCATTER, { "recursive_halving", "pairwise" } },
+    { "reduce_scatter_block", V_REDUCE_SCATTER_BLOCK, { "recursive_halving", "pairwise" } },
+    { "gatherv", V_GATHERV, { "linear" } },
+    { "scatterv", V_SCATTERV, { "linear" } },
+    { "allgatherv", V_ALLGATHERV, { "recursive_doubling", "brucks", "ring" } },
+  };
+  static const guint64 sizes[] = { 1, 13, 8000, 70001 };
+  static const guint procs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 17 };
+  guint64 v[17];
+  for (guint pi = 0; pi < G_N_ELEMENTS (procs); pi++)
+    for (guint i = 0; i < G_N_ELEMENTS (table); i++)
+      for (guint a = 0; a < 4; a++)
+        for (guint s = 0; s < G_N_ELEMENTS (sizes) && (a == 3 || table[i].algs[a] != NULL); s++) {
+          const char *alg = a == 3 ? "auto" : table[i].algs[a];
+          guint p = procs[pi];
+          for (guint j = 0; j < p; j++)
+            v[j] = (j % 3 == 1) ? 0 : sizes[s] * (j + 1);
+          g_autoptr (PtiContext) ctx = context_new (p);
+          g_autoptr (GError) error = NULL;
+          g_assert_true (pti_context_set_collective_algorithm (ctx, table[i].coll, alg, &error));
+          all_call_v (ctx, table[i].w, p / 2, sizes[s], v);
+          all_call_v (ctx, table[i].w, p - 1, sizes[s], v);
+          gboolean ok = pti_evaluate (ctx, &error);
+          if (!ok)
+            g_test_message ("%s %s on %u ranks, %" G_GUINT64_FORMAT " B: %s", table[i].coll, alg,
+                            p, sizes[s], error->message);
+          g_assert_no_error (error);
+        }
+}
+
+/* Mistakes: vectors missing where MPI needs them, different totals. */
+static void
+test_vector_mistakes (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4);
+  GError *error = NULL;
+  const guint64 v[4] = { 1, 2, 3, 4 }, w[4] = { 1, 2, 3, 5 };
+  g_assert_false (pti_mpi_gatherv (ctx, 0, 0, 8, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "gatherv on rank 0: the root's receive sizes are "
+                                            "required"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_scatterv (ctx, 2, 2, NULL, 8, &error));
+  g_assert_nonnull (strstr (error->message, "the root's send sizes are required"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_allgatherv (ctx, 1, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "allgatherv on rank 1: the receive sizes are required"));
+  g_clear_error (&error);
+  g_assert_true (pti_mpi_reduce_scatter (ctx, 0, v, &error));
+  g_assert_false (pti_mpi_reduce_scatter (ctx, 1, w, &error));
+  g_assert_nonnull (strstr (error->message, "is reduce_scatter (11 bytes) on rank 1 but "
+                                            "reduce_scatter (10 bytes) on rank 0"));
+  g_clear_error (&error);
+  const guint64 huge[4] = { G_MAXUINT64, 1, 0, 0 };
+  g_assert_false (pti_mpi_allgatherv (ctx, 1, huge, &error));
+  g_assert_nonnull (strstr (error->message, "the sizes add up to more than"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_gatherv (ctx, 0, 4, 8, v, &error));
+  g_assert_nonnull (strstr (error->message, "root 4 out of range"));
+  g_clear_error (&error);
+}
+
+/* ---- non-blocking ---------------------------------------------------------- */
+
+/* A computation of 30 us (15 MFDL at 2 us). */
+static const char nb_work_rud[] = "<rud device='cpu'><loop iter='15' of='MFDL'/></rud>";
+
+/* Iallreduce of 1000 B, 30 us of computation, wait.  On 2 ranks the one
+ * step is posted at the call (isend: o_s, 2 us), the data is in at 22 us
+ * while the rank computes (2 to 32), so the wait ends at 32 + o_r = 35 and
+ * the combine at 37.5 us: the exchange overlapped the computation (the
+ * blocking allreduce then the computation: 57.5 us).  On 4 ranks the
+ * second step waits for the first: it is made in the wait, 37.5 + S + c =
+ * 65 us (blocking: 85 us). */
+static void
+test_nb_overlap (void)
+{
+  for (guint p = 2; p <= 4; p += 2) {
+    g_autoptr (PtiContext) ctx = context_new (p);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PtiRud) work = pti_rud_new (ctx, "work", nb_work_rud, &error);
+    for (guint r = 0; r < p; r++) {
+      PtiRequest req;
+      g_assert_true (pti_mpi_iallreduce (ctx, r, 1000, &req, &error));
+      g_assert_cmpuint (req, !=, PTI_REQUEST_NULL);
+      g_assert_true (pti_use (ctx, r, work, &error));
+      g_assert_true (pti_mpi_wait (ctx, r, req, &error));
+      g_assert_no_error (error);
+    }
+    evaluate (ctx);
+    assert_time (pti_result_time (ctx), (p == 2 ? 37.5 : 65) * US);
+    /* 2 ranks: irecv, isend, compute, waitall, combine; 4: + 3 + 1 */
+    g_assert_cmpuint (result (ctx, 0).events, ==, p == 2 ? 5 : 9);
+  }
+}
+
+/* Ibcast from root 0 on 4 ranks, 1000 B, waited for at once: as the
+ * blocking binomial bcast, 2 S = 50 us.  The root posts both sends at the
+ * call; rank 2 forwards to rank 3 in its wait.  A non-blocking collective
+ * with nothing to do gives PTI_REQUEST_NULL, which waits skip. */
+static void
+test_nb_bcast (void)
+{
+  g_autoptr (PtiContext) ctx = context_new (4);
+  g_autoptr (GError) error = NULL;
+  for (guint r = 0; r < 4; r++) {
+    PtiRequest req[2];
+    g_assert_true (pti_mpi_ibcast (ctx, r, 0, 1000, &req[0], &error));
+    g_assert_true (pti_mpi_iallreduce (ctx, r, 0, &req[1], &error));
+    g_assert_cmpuint (req[1], ==, PTI_REQUEST_NULL);
+    g_assert_true (pti_mpi_waitall (ctx, r, 2, req, &error));
+    g_assert_no_error (error);
+  }
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 50 * US);
+  assert_time (result (ctx, 0).end, 4 * US);
+  g_assert_cmpuint (result (ctx, 0).events, ==, 3);   /* isend, isend, waitall */
+  g_assert_cmpuint (result (ctx, 2).events, ==, 3);   /* irecv, waitall, send */
+}
+
+/* Several outstanding on one communicator, completed in different orders
+ * by different ranks: each call has its own tags, so the messages of one
+ * never match the other's (with one tag this would mismatch or deadlock).
+ * Every combination of the blocking and non-blocking forms agrees with the
+ * blocking run on the times of a chain of two allreduces when each is
+ * waited for at once. */
+static void
+test_nb_outstanding (void)
+{
+  g_autoptr (GError) error = NULL;
+  {
+    g_autoptr (PtiContext) ctx = context_new (8);
+    for (guint r = 0; r < 8; r++) {
+      PtiRequest a, b, c;
+      guint64 v[8] = { 100, 200, 300, 400, 500, 600, 700, 800 };
+      g_assert_true (pti_mpi_iallreduce (ctx, r, 1000, &a, &error));
+      g_assert_true (pti_mpi_iallgatherv (ctx, r, v, &b, &error));
+      g_assert_true (pti_mpi_ibarrier (ctx, r, &c, &error));
+      if (r % 2 == 0) {
+        g_assert_true (pti_mpi_wait (ctx, r, a, &error));
+        g_assert_true (pti_mpi_wait (ctx, r, b, &error));
+        g_assert_true (pti_mpi_wait (ctx, r, c, &error));
+      } else {
+        PtiRequest cb[2] = { c, b };
+        g_assert_true (pti_mpi_waitall (ctx, r, 2, cb, &error));
+        g_assert_true (pti_mpi_wait (ctx, r, a, &error));
+      }
+      g_assert_no_error (error);
+    }
+    evaluate (ctx);
+  }
+  {
+    g_autoptr (PtiContext) nb = context_new (8), blocking = context_new (8);
+    for (guint r = 0; r < 8; r++) {
+      PtiRequest a;
+      g_assert_true (pti_mpi_iallreduce (nb, r, 1000, &a, &error));
+      g_assert_true (pti_mpi_wait (nb, r, a, &error));
+      g_assert_true (pti_mpi_ireduce_scatter_block (nb, r, 500, &a, &error));
+      g_assert_true (pti_mpi_wait (nb, r, a, &error));
+      g_assert_true (pti_mpi_allreduce (blocking, r, 1000, &error));
+      g_assert_true (pti_mpi_reduce_scatter_block (blocking, r, 500, &error));
+      g_assert_no_error (error);
+    }
+    evaluate (nb);
+    evaluate (blocking);
+    for (guint r = 0; r < 8; r++)
+      assert_time (result (nb, r).end, result (blocking, r).end);
+  }
+}
+
+/* Every algorithm of every collective, non-blocking and waited for at
+ * once, on 1 to 17 ranks: it evaluates, and with messages small enough to
+ * be eager (1 and 13 B) each rank ends when the blocking form ends (an
+ * eager isend waited for later costs what a blocking send costs). */
+static void
+test_nb_all (void)
+{
+  static const struct {
+    CollKind kind;
+    const char *algs[4];
+  } table[] = {
+    { COLL_BARRIER, { "dissemination", "binomial" } },
+    { COLL_BCAST, { "binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather" } },
+    { COLL_REDUCE, { "binomial", "reduce_scatter_gather" } },
+    { COLL_ALLREDUCE, { "recursive_doubling", "reduce_scatter_allgather", "ring" } },
+    { COLL_GATHER, { "binomial" } },
+    { COLL_SCATTER, { "binomial" } },
+    { COLL_ALLGATHER, { "recursive_doubling", "brucks", "ring" } },
+    { COLL_ALLTOALL, { "brucks", "scattered", "pairwise" } },
+    { COLL_ALLTOALLV, { "scattered", "pairwise" } },
+    { COLL_SCAN, { "recursive_doubling" } },
+    { COLL_EXSCAN, { "recursive_doubling" } },
+    { COLL_REDUCE_SCATTER, { "recursive_halving", "pairwise" } },
+    { COLL_REDUCE_SCATTER_BLOCK, { "recursive_halving", "pairwise" } },
+    { COLL_GATHERV, { "linear" } },
+    { COLL_SCATTERV, { "linear" } },
+    { COLL_ALLGATHERV, { "recursive_doubling", "brucks", "ring" } },
+  };
+  static const guint64 sizes[] = { 1, 13, 20001 };
+  static const guint procs[] = { 1, 2, 3, 5, 8, 13, 17 };
+  guint64 v[17];
+  for (guint pi = 0; pi < G_N_ELEMENTS (procs); pi++)
+    for (guint i = 0; i < G_N_ELEMENTS (table); i++)
+      for (guint a = 0; a < 4 && table[i].algs[a] != NULL; a++)
+        for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+          guint p = procs[pi];
+          guint64 n = sizes[s];
+          for (guint j = 0; j < p; j++)   /* alltoallv: what i sends j, j receives from i */
+            v[j] = (j % 3 == 1 && table[i].kind != COLL_ALLTOALLV) ? 0 : n;
+          g_autoptr (PtiContext) nb = context_new (p), blocking = context_new (p);
+          g_autoptr (GError) error = NULL;
+          const char *coll = pti_coll_kind_name (table[i].kind);
+          g_assert_true (pti_context_set_collective_algorithm (nb, coll, table[i].algs[a], &error));
+          g_assert_true (pti_context_set_collective_algorithm (blocking, coll, table[i].algs[a],
+                                                               &error));
+          for (guint r = 0; r < p; r++) {
+            PtiRequest req;
+            guint root = p / 2;
+            const guint64 *sendv = table[i].kind == COLL_ALLTOALLV || table[i].kind == COLL_SCATTERV
+                                   ? v : NULL;
+            CollKind k = table[i].kind;
+            const guint64 *recvv = k == COLL_ALLTOALLV || k == COLL_REDUCE_SCATTER
+                                   || k == COLL_GATHERV || k == COLL_ALLGATHERV ? v : NULL;
+            guint64 mine = table[i].kind == COLL_GATHERV || table[i].kind == COLL_SCATTERV ? v[r] : n;
+            g_assert_true (pti_coll_istart (nb, NULL, table[i].kind, r, root, mine, sendv, recvv,
+                                            &req, &error));
+            g_assert_no_error (error);
+            g_assert_true (pti_mpi_wait (nb, r, req, &error));
+            g_assert_no_error (error);
+          }
+          gboolean ok = pti_evaluate (nb, &error);
+          if (!ok)
+            g_test_message ("i%s %s on %u ranks, %" G_GUINT64_FORMAT " B: %s", coll,
+                            table[i].algs[a], p, n, error->message);
+          g_assert_no_error (error);
+          if (n > 13)
+            continue;
+          /* the same, blocking */
+          for (guint r = 0; r < p; r++) {
+            gboolean done = FALSE;
+            guint root = p / 2;
+            switch (table[i].kind) {
+            case COLL_BARRIER: done = pti_mpi_barrier (blocking, r, &error); break;
+            case COLL_BCAST: done = pti_mpi_bcast (blocking, r, root, n, &error); break;
+            case COLL_REDUCE: done = pti_mpi_reduce (blocking, r, root, n, &error); break;
+            case COLL_ALLREDUCE: done = pti_mpi_allreduce (blocking, r, n, &error); break;
+            case COLL_GATHER: done = pti_mpi_gather (blocking, r, root, n, &error); break;
+            case COLL_SCATTER: done = pti_mpi_scatter (blocking, r, root, n, &error); break;
+            case COLL_ALLGATHER: done = pti_mpi_allgather (blocking, r, n, &error); break;
+            case COLL_ALLTOALL: done = pti_mpi_alltoall (blocking, r, n, &error); break;
+            case COLL_ALLTOALLV: done = pti_mpi_alltoallv (blocking, r, v, v, &error); break;
+            case COLL_SCAN: done = pti_mpi_scan (blocking, r, n, &error); break;
+            case COLL_EXSCAN: done = pti_mpi_exscan (blocking, r, n, &error); break;
+            case COLL_REDUCE_SCATTER: done = pti_mpi_reduce_scatter (blocking, r, v, &error); break;
+            case COLL_REDUCE_SCATTER_BLOCK:
+              done = pti_mpi_reduce_scatter_block (blocking, r, n, &error);
+              break;
+            case COLL_GATHERV: done = pti_mpi_gatherv (blocking, r, root, v[r], v, &error); break;
+            case COLL_SCATTERV: done = pti_mpi_scatterv (blocking, r, root, v, v[r], &error); break;
+            case COLL_ALLGATHERV: done = pti_mpi_allgatherv (blocking, r, v, &error); break;
+            default: g_assert_not_reached ();
+            }
+            g_assert_no_error (error);
+            g_assert_true (done);
+          }
+          evaluate (blocking);
+          for (guint r = 0; r < p; r++)
+            if (fabs (result (nb, r).end - result (blocking, r).end) > 1e-12)
+              g_error ("i%s %s on %u ranks, %" G_GUINT64_FORMAT " B: rank %u ends at %.9g s, "
+                       "blocking at %.9g s", coll, table[i].algs[a], p, n, r, result (nb, r).end,
+                       result (blocking, r).end);
+        }
+}
+
+/* Mistakes: a waitany over one, a request never waited for, a blocking
+ * and a non-blocking call where every rank must make the same. */
+static void
+test_nb_mistakes (void)
+{
+  GError *error = NULL;
+  {
+    g_autoptr (PtiContext) ctx = context_new (2);
+    PtiRequest req;
+    g_assert_true (pti_mpi_ibarrier (ctx, 0, &req, &error));
+    g_assert_false (pti_mpi_waitany (ctx, 0, 1, &req, &error));
+    g_assert_nonnull (strstr (error->message, "waitany on rank 0: request 0 is a non-blocking "
+                                              "ibarrier (call #1 on communicator 'world'), which "
+                                              "pti completes with wait or waitall only"));
+    g_clear_error (&error);
+    g_assert_true (pti_mpi_ibarrier (ctx, 1, &req, &error));
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_assert_nonnull (strstr (error->message, "rank 0: request 0, a non-blocking ibarrier "
+                                              "(call #1 on communicator 'world'), is never "
+                                              "completed by a wait (2 such requests in all)"));
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (2);
+    PtiRequest req;
+    g_assert_true (pti_mpi_iallreduce (ctx, 0, 8, &req, &error));
+    g_assert_false (pti_mpi_allreduce (ctx, 1, 8, &error));
+    g_assert_nonnull (strstr (error->message, "is allreduce (8 bytes) on rank 1 but iallreduce "
+                                              "(8 bytes) on rank 0"));
+    g_clear_error (&error);
+  }
+}
+
 /* ---- barrier -------------------------------------------------------------- */
 
 /* Dissemination: ceil(log2 P) rounds of a 0-byte sendrecv, 3 S0 = 45 us on
@@ -790,6 +1279,89 @@ test_comm_isolation (void)
   }
 }
 
+/* MPI_Comm_dup and MPI_Comm_create.  A dup of the world has its own
+ * matching contexts (a world send is not received on the dup: deadlock)
+ * and the world's ranks: an allreduce of 1000 B on 8 ranks is 3 (S + c) =
+ * 82.5 us.  The even ranks in reverse order form a communicator of 4:
+ * world 6 is its rank 0; an allreduce there is 2 (S + c) = 55 us and the
+ * odd ranks take no part.  A dup of a split keeps its groups. */
+static void
+test_dup_create (void)
+{
+  g_autoptr (GError) error = NULL;
+  {
+    g_autoptr (PtiContext) ctx = context_new (8);
+    PtiComm *dup = pti_comm_dup (ctx, NULL, "dup", &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (pti_comm_get_name (dup), ==, "dup");
+    for (guint r = 0; r < 8; r++) {
+      g_assert_cmpint (pti_comm_rank (dup, r), ==, r);
+      g_assert_cmpuint (pti_comm_size (dup, r), ==, 8);
+    }
+    all_call (ctx, dup, C_ALLREDUCE, 0, 1000);
+    evaluate (ctx);
+    assert_time (pti_result_time (ctx), 82.5 * US);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (2);
+    PtiComm *dup = pti_comm_dup (ctx, NULL, "dup", &error);
+    g_assert_true (pti_mpi_send (ctx, 0, 1, 10, 0, &error));
+    g_assert_true (pti_mpi_recv_comm (ctx, dup, 1, 0, 10, 0, &error));
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_assert_error (error, PTI_ERROR, PTI_ERROR_DEADLOCK);
+    g_assert_nonnull (strstr (error->message, "communicator 'dup'"));
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr (PtiContext) ctx = context_new (8);
+    const guint evens[] = { 6, 4, 2, 0 };
+    PtiComm *even = pti_comm_create (ctx, NULL, "even", 4, evens, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (pti_comm_rank (even, 6), ==, 0);
+    g_assert_cmpint (pti_comm_rank (even, 0), ==, 3);
+    g_assert_cmpint (pti_comm_rank (even, 3), ==, -1);
+    g_assert_cmpuint (pti_comm_size (even, 2), ==, 4);
+    g_assert_cmpuint (pti_comm_world_rank (even, 2, 1), ==, 4);
+    all_call (ctx, even, C_ALLREDUCE, 0, 1000);
+    evaluate (ctx);
+    assert_time (pti_result_time (ctx), 55 * US);
+    assert_time (result (ctx, 1).end, 0);
+    g_assert_cmpuint (pti_result_events (ctx), ==, 4 * 2 * 4);
+  }
+  {
+    /* a dup of rows (split by r / 4, rank 7 in none) */
+    g_autoptr (PtiContext) ctx = context_new (8);
+    gint colour[8] = { 0, 0, 0, 0, 1, 1, 1, PTI_UNDEFINED };
+    PtiComm *rows = pti_comm_split (ctx, NULL, "rows", colour, NULL, &error);
+    PtiComm *dup = pti_comm_dup (ctx, rows, "rows2", &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (pti_comm_rank (dup, 5), ==, 1);
+    g_assert_cmpuint (pti_comm_size (dup, 5), ==, 3);
+    g_assert_cmpint (pti_comm_rank (dup, 7), ==, -1);
+    /* members of two rows cannot form one communicator of rows */
+    const guint mixed[] = { 1, 5 };
+    g_assert_null (pti_comm_create (ctx, rows, "mixed", 2, mixed, &error));
+    g_assert_nonnull (strstr (error->message, "create 'mixed': world ranks 1 and 5 are in "
+                                              "different communicators of 'rows'"));
+    g_clear_error (&error);
+    const guint twice[] = { 1, 2, 1 };
+    g_assert_null (pti_comm_create (ctx, NULL, "twice", 3, twice, &error));
+    g_assert_nonnull (strstr (error->message, "world rank 1 is listed twice"));
+    g_clear_error (&error);
+    const guint outside[] = { 7 };
+    g_assert_null (pti_comm_create (ctx, rows, "out", 1, outside, &error));
+    g_assert_nonnull (strstr (error->message, "member 0, world rank 7, is not in the parent "
+                                              "communicator"));
+    g_clear_error (&error);
+    const guint far[] = { 9 };
+    g_assert_null (pti_comm_create (ctx, NULL, "far", 1, far, &error));
+    g_assert_nonnull (strstr (error->message, "world rank 9, is not a process"));
+    g_clear_error (&error);
+    g_assert_null (pti_comm_create (ctx, NULL, "none", 0, far, &error));
+    g_assert_nonnull (strstr (error->message, "at least one member"));
+  }
+}
+
 /* Split errors: processes not set, a parent of another context. */
 static void
 test_split_errors (void)
@@ -875,7 +1447,7 @@ file_context (guint nodes, const char *mpi, char **dir)
   return ctx;
 }
 
-/* data/collectives.xml (every collective, splits, comm=, <mpi>) builds the
+/* data/collectives-all.xml (every collective, splits, dup, create, comm=, <mpi>) builds the
  * same events as the same workload in C, and predicts the same. */
 static void
 test_workload_file (void)
@@ -884,7 +1456,7 @@ test_workload_file (void)
   g_autofree char *dir = NULL;
   g_autoptr (PtiContext) ctx = file_context (8, NULL, &dir);
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "collectives", "data",
-                                                 "collectives.xml", NULL);
+                                                 "collectives-all.xml", NULL);
   gboolean ok = pti_workload_file_build (ctx, path, &error);
   g_assert_no_error (error);
   g_assert_true (ok);
@@ -900,6 +1472,9 @@ test_workload_file (void)
   for (guint r = 0; r < 8; r++)
     colour[r] = pti_comm_rank (rows, r) < 2 ? 0 : -1;
   PtiComm *pairs = pti_comm_split (ref, rows, "pairs", colour, NULL, &error);
+  PtiComm *rows2 = pti_comm_dup (ref, rows, "rows2", &error);
+  const guint evens[] = { 6, 4, 2, 0 };
+  PtiComm *even = pti_comm_create (ref, NULL, "even", 4, evens, &error);
   g_assert_true (pti_context_set_collective_algorithm (ref, "alltoall", "pairwise", &error));
   for (guint r = 0; r < 8; r++) {
     guint64 send[8], recv[8];
@@ -916,7 +1491,36 @@ test_workload_file (void)
          && pti_mpi_scatter (ref, r, 2, 10, &error) && pti_mpi_allgather (ref, r, 10, &error)
          && pti_mpi_alltoall_comm (ref, rows, r, 10, &error)
          && pti_mpi_alltoallv (ref, r, send, recv, &error)
-         && pti_mpi_bcast_comm (ref, rows, r, 3, 100, &error);
+         && pti_mpi_bcast_comm (ref, rows, r, 3, 100, &error)
+         && pti_mpi_allreduce_comm (ref, rows2, r, 800, &error)
+         && (r % 2 == 1 || pti_mpi_bcast_comm (ref, even, r, 1, 1000, &error));
+    guint64 rs[8], gv[8], sv[4], ag[8];
+    for (guint j = 0; j < 8; j++) {
+      rs[j] = (j % 3) * 100;
+      gv[j] = j * 10;
+      ag[j] = 1000 - j * 100;
+    }
+    for (guint j = 0; j < 4; j++)
+      sv[j] = j * 20 + 5;
+    gint rr = pti_comm_rank (rows, r);
+    ok = ok && pti_mpi_scan_comm (ref, rows, r, 800, &error)
+         && pti_mpi_exscan (ref, r, 80, &error)
+         && pti_mpi_reduce_scatter (ref, r, rs, &error)
+         && pti_mpi_reduce_scatter_block_comm (ref, rows, r, 300, &error)
+         && pti_mpi_gatherv (ref, r, 2, r * 10, gv, &error)
+         && pti_mpi_scatterv_comm (ref, rows, r, 1, sv, rr * 20 + 5, &error)
+         && pti_mpi_allgatherv (ref, r, ag, &error);
+    PtiRequest q, reqs[2];
+    guint64 at_send[8], at_recv[8];
+    for (guint j = 0; j < 8; j++) {
+      at_send[j] = r + 10;
+      at_recv[j] = j + 10;
+    }
+    ok = ok && pti_mpi_ibcast_comm (ref, rows, r, 0, 500, &q, &error)
+         && pti_mpi_iallreduce (ref, r, 4000, &reqs[0], &error)
+         && pti_mpi_wait (ref, r, q, &error)
+         && pti_mpi_ialltoallv (ref, r, at_send, at_recv, &reqs[1], &error)
+         && pti_mpi_waitall (ref, r, 2, reqs, &error);
     g_assert_no_error (error);
     g_assert_true (ok);
   }
@@ -1023,6 +1627,17 @@ main (int argc, char **argv)
   g_test_add_func ("/collectives/alltoall", test_alltoall);
   g_test_add_func ("/collectives/alltoallv", test_alltoallv);
   g_test_add_func ("/collectives/all-algorithms", test_all_algorithms);
+  g_test_add_func ("/collectives/scan", test_scan);
+  g_test_add_func ("/collectives/reduce-scatter", test_reduce_scatter);
+  g_test_add_func ("/collectives/gatherv-scatterv", test_gatherv_scatterv);
+  g_test_add_func ("/collectives/allgatherv", test_allgatherv);
+  g_test_add_func ("/collectives/vector-mistakes", test_vector_mistakes);
+  g_test_add_func ("/collectives/all-algorithms-v", test_all_algorithms_v);
+  g_test_add_func ("/collectives/nb/overlap", test_nb_overlap);
+  g_test_add_func ("/collectives/nb/bcast", test_nb_bcast);
+  g_test_add_func ("/collectives/nb/outstanding", test_nb_outstanding);
+  g_test_add_func ("/collectives/nb/mistakes", test_nb_mistakes);
+  g_test_add_func ("/collectives/nb/all", test_nb_all);
   g_test_add_func ("/collectives/override", test_override);
   g_test_add_func ("/collectives/override-schema", test_override_schema);
   g_test_add_func ("/collectives/combine-unpriced", test_combine_unpriced);
@@ -1031,6 +1646,7 @@ main (int argc, char **argv)
   g_test_add_func ("/comm/collectives", test_comm_collectives);
   g_test_add_func ("/comm/isolation", test_comm_isolation);
   g_test_add_func ("/comm/split-errors", test_split_errors);
+  g_test_add_func ("/comm/dup-create", test_dup_create);
   g_test_add_func ("/comm/partial-evaluation", test_partial);
   g_test_add_func ("/comm/workload-file", test_workload_file);
   g_test_add_func ("/collectives/system-file", test_system_file);

@@ -24,7 +24,11 @@
  *               never configured (ASan and leak checking make "safe" strict);
  *   cpu models  the RUD compiles, prices finite and >= 0, the same twice,
  *               rud_slots are real slots, and with a parameter it reads unbound
- *               the price fails naming it; --bad-rud fails to compile;
+ *               the price fails naming it; --bad-rud fails to compile (models
+ *               that price RUDs); computations given as a time or as flops
+ *               (ops version 2) price finite, >= 0, the same twice, 0 for
+ *               nothing and never less for more, or fail with a message
+ *               (models without a RUD need neither --rud nor --bad-rud);
  *   net models  overheads finite and >= 0 for sizes from 0 B to 1 GiB;
  *               transfers satisfy start <= injected <= arrived, all finite,
  *               and a longer message never arrives or leaves earlier. */
@@ -132,7 +136,10 @@ test_descriptor (void)
   }
 
   if (strcmp (desc->kind, "cpu") == 0) {
-    g_assert_cmpuint (desc->cpu->version, ==, PTI_CPU_OPS_VERSION);
+    g_assert_cmpuint (desc->cpu->version, >=, 1);
+    g_assert_cmpuint (desc->cpu->version, <=, PTI_CPU_OPS_VERSION);
+    g_assert_true (PTI_CPU_OPS_HAS_RUDS (desc->cpu) || desc->cpu->time_cost != NULL
+                   || desc->cpu->flops_cost != NULL);
     g_assert_null (desc->net);
   } else {
     g_assert_cmpuint (desc->net->version, >=, 1);
@@ -170,12 +177,12 @@ test_schema (void)
   for (guint i = 0; opt_configs[i] != NULL; i++) {
     g_autoptr (xmlDoc) doc = NULL;
     xmlNode *el = load_config (opt_configs[i], &doc);
-    g_assert_true (pti_xml_validate_element (schema, el, what, &error));
+    g_assert_true (pti_xml_validate_element (schema, el, what, NULL, 0, &error));
     g_assert_no_error (error);
   }
   g_autoptr (xmlDoc) doc = NULL;
   xmlNode *el = load_config (opt_bad_config, &doc);
-  if (pti_xml_validate_element (schema, el, what, &error))
+  if (pti_xml_validate_element (schema, el, what, NULL, 0, &error))
     g_test_message ("note: %s is valid for the schema; configure must refuse it", opt_bad_config);
   else
     g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
@@ -224,7 +231,7 @@ compile_rud (const char *path, PtiSymbols *symbols, GError **error)
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
   if (doc == NULL)
     return NULL;
-  return desc->cpu->rud_compile (xmlDocGetRootElement (doc), symbols, error);
+  return pti_cpu_rud_compile (desc->cpu, xmlDocGetRootElement (doc), symbols, error);
 }
 
 static void
@@ -288,6 +295,50 @@ test_cpu (void)
     g_test_message ("refused: %s", error->message);
   }
   free_instance (instance);
+}
+
+/* Computations given as a time or as flops: each configuration either
+ * prices them (finite, >= 0, deterministic, 0 for nothing, monotonic) or
+ * refuses them with a message. */
+static void
+test_cpu_bursts (void)
+{
+  static const double amounts[] = { 0, 1e-9, 1e-3, 1, 2.5, 1e6, 1e12 };
+  guint priced = 0;
+  for (guint c = 0; opt_configs[c] != NULL; c++) {
+    gpointer instance = configured_instance (opt_configs[c]);
+    for (guint k = 0; k < 2; k++) {
+      gboolean (*price) (gconstpointer, double, double *, GError **)
+        = k == 0 ? desc->cpu->time_cost : desc->cpu->flops_cost;
+      if (price == NULL)
+        continue;
+      double prev = 0;
+      for (guint i = 0; i < G_N_ELEMENTS (amounts); i++) {
+        g_autoptr (GError) error = NULL;
+        double t1 = -1, t2 = -1;
+        if (!price (instance, amounts[i], &t1, &error)) {
+          g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+          g_assert_cmpuint (strlen (error->message), >, 0);
+          if (i == 0)
+            g_test_message ("%s: %s refused: %s", opt_configs[c], k ? "flops" : "time",
+                            error->message);
+          continue;
+        }
+        g_assert_no_error (error);
+        g_assert_true (price (instance, amounts[i], &t2, &error));
+        g_assert_true (isfinite (t1) && t1 >= 0);
+        g_assert_cmpfloat (t1, ==, t2);
+        if (i == 0)
+          g_assert_cmpfloat (t1, ==, 0);
+        g_assert_cmpfloat (t1, >=, prev);
+        prev = t1;
+        priced++;
+      }
+    }
+    free_instance (instance);
+  }
+  if (!PTI_CPU_OPS_HAS_RUDS (desc->cpu))
+    g_assert_cmpuint (priced, >, 0);   /* a model of bursts only must price some */
 }
 
 /* ---- network models ------------------------------------------------------- */
@@ -496,8 +547,8 @@ main (int argc, char **argv)
     g_autofree char *known = pti_registry_names (registry);
     g_error ("no model '%s' (known: %s)", opt_model, known);
   }
-  if (strcmp (desc->kind, "cpu") == 0 && opt_rud == NULL)
-    g_error ("a cpu model needs --rud");
+  if (strcmp (desc->kind, "cpu") == 0 && PTI_CPU_OPS_HAS_RUDS (desc->cpu) && opt_rud == NULL)
+    g_error ("a cpu model that prices RUDs needs --rud");
 
   g_autofree char *base = g_strdup_printf ("/conformance/%s", opt_model);
   g_autofree char *p1 = g_strconcat (base, "/descriptor", NULL);
@@ -513,8 +564,12 @@ main (int argc, char **argv)
   g_autofree char *p6 = g_strconcat (base, "/cpu/price", NULL);
   g_autofree char *p7 = g_strconcat (base, "/net/overheads", NULL);
   g_autofree char *p8 = g_strconcat (base, "/net/transfer", NULL);
+  g_autofree char *p9 = g_strconcat (base, "/cpu/bursts", NULL);
   if (strcmp (desc->kind, "cpu") == 0) {
-    g_test_add_func (p6, test_cpu);
+    if (PTI_CPU_OPS_HAS_RUDS (desc->cpu))
+      g_test_add_func (p6, test_cpu);
+    if (desc->cpu->time_cost != NULL || desc->cpu->flops_cost != NULL)
+      g_test_add_func (p9, test_cpu_bursts);
   } else {
     g_test_add_func (p7, test_net_overheads);
     g_test_add_func (p8, test_net_transfer);

@@ -69,7 +69,7 @@ static gpointer
 compile (const char *rud_xml, PtiSymbols *symbols, GError **error)
 {
   xmlDoc *doc = parse (rud_xml, "rud.xml");
-  gpointer c = model->cpu->rud_compile (xmlDocGetRootElement (doc), symbols, error);
+  gpointer c = pti_cpu_rud_compile (model->cpu, xmlDocGetRootElement (doc), symbols, error);
   xmlFreeDoc (doc);
   return c;
 }
@@ -146,7 +146,7 @@ test_descriptor (void)
   g_assert_nonnull (model->cpu);
   g_assert_null (model->net);
   g_assert_cmpuint (model->cpu->version, ==, PTI_CPU_OPS_VERSION);
-  g_assert_nonnull (model->cpu->rud_compile);
+  g_assert_true (PTI_CPU_OPS_FOLDS (model->cpu));
   g_assert_nonnull (model->cpu->rud_free);
   g_assert_nonnull (model->cpu->cost);
   g_assert_cmpuint (model->instance_size, >, 0);
@@ -154,7 +154,9 @@ test_descriptor (void)
   guint n = 0;
   for (const PtiModelParam *p = model->params; p->name; p++, n++)
     g_assert_nonnull (p->description);
-  g_assert_cmpuint (n, ==, 74); /* @unit + 73 codes */
+  g_assert_cmpuint (n, ==, 76); /* @unit, speed_ratio, flop_rate + 73 codes */
+  g_assert_nonnull (model->cpu->time_cost);
+  g_assert_nonnull (model->cpu->flops_cost);
 }
 
 /* ---- closed forms -------------------------------------------------------- */
@@ -774,6 +776,25 @@ test_schema (void)
   g_assert_false (validates (schema, "<cpu_clc unit='us'><MFDL>x</MFDL></cpu_clc>"));
   g_assert_false (validates (schema, "<cpu_clc unit='us'><MFDL>1</MFDL><MFDL>1</MFDL></cpu_clc>"));
   g_assert_false (validates (schema, "<cpu_clc unit='us' speed='2'/>"));
+  /* The optional prices of computations given as a time or as flops. */
+  g_assert_true (validates (schema, "<cpu_clc unit='us'><speed_ratio>0.5</speed_ratio>"
+                                    "<flop_rate unit='MFlop/s'>300</flop_rate></cpu_clc>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='us'><flop_rate>3</flop_rate></cpu_clc>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='us'><flop_rate unit='GHz'>3</flop_rate>"
+                                     "</cpu_clc>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='us'><speed_ratio>0</speed_ratio></cpu_clc>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='us'><speed_ratio>-1</speed_ratio></cpu_clc>"));
+  {
+    /* configure refuses them too, without the schema */
+    g_autoptr (GError) error = NULL;
+    g_assert_null (instance_new ("<cpu_clc unit='us'><flop_rate>3</flop_rate></cpu_clc>", &error));
+    g_assert_nonnull (strstr (error->message, "a unit attribute is required (one of Flop/s, "
+                                              "KFlop/s, MFlop/s, GFlop/s, TFlop/s)"));
+    g_clear_error (&error);
+    g_assert_null (instance_new ("<cpu_clc unit='us'><speed_ratio>0</speed_ratio></cpu_clc>",
+                                 &error));
+    g_assert_nonnull (strstr (error->message, "speed_ratio must be a positive number"));
+  }
 
   /* Every documented code validates and configures; the schema declares
    * exactly the codes of the model's table. */
@@ -781,8 +802,9 @@ test_schema (void)
   for (const PtiModelParam *p = model->params; p->name; p++) {
     if (p->name[0] == '@')
       continue;
-    g_autofree char *xml = g_strdup_printf ("<cpu_clc unit='ns'><%s>1.5</%s></cpu_clc>",
-                                            p->name, p->name);
+    gboolean rate = strcmp (p->name, "flop_rate") == 0;
+    g_autofree char *xml = g_strdup_printf ("<cpu_clc unit='ns'><%s%s>1.5</%s></cpu_clc>",
+                                            p->name, rate ? " unit='GFlop/s'" : "", p->name);
     g_assert_true (validates (schema, xml));
     g_autoptr (GError) error = NULL;
     gpointer inst = instance_new (xml, &error);
@@ -796,7 +818,7 @@ test_schema (void)
   for (const char *s = pti_cpu_clc_xsd; (s = strstr (s, "<xs:element name=\"")) != NULL; s++)
     n_decls++;
   g_assert_cmpuint (n_decls, ==, n_codes + 1); /* + cpu_clc itself */
-  g_assert_cmpuint (n_codes, ==, 73);
+  g_assert_cmpuint (n_codes, ==, 73 + 2);   /* the codes, speed_ratio, flop_rate */
 
   xmlSchemaFree (schema);
   xmlSetGenericErrorFunc (NULL, NULL);

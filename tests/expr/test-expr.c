@@ -358,6 +358,21 @@ test_parse_errors (void)
   assert_compile_error ("min()", "function 'min' takes at least 1 argument, got 0", NULL);
   assert_compile_error ("sqrt()", "function 'sqrt' takes 1 argument, got 0", NULL);
 
+  /* a character beyond ASCII is quoted whole, so the message stays text
+   * (found by tests/fuzz: the message held its first byte alone) */
+  assert_compile_error ("err\u201d-x", "column 4: unexpected '\u201d'", NULL);
+  assert_compile_error ("\u00e9", "column 1: unexpected character '\u00e9'", NULL);
+
+  /* text that is not UTF-8 is refused before it is parsed (and quoted) */
+  {
+    g_autoptr (PtiSymbols) sym = pti_symbols_new ();
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PtiExpr) e = pti_expr_compile ("2 * n\xe6", sym, &error);
+    g_assert_null (e);
+    g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+    g_assert_cmpstr (error->message, ==, "expression: not UTF-8 text (byte 0xE6 at column 6)");
+  }
+
   /* deep nesting is refused, not a crash */
   GString *deep = g_string_new (NULL);
   for (int i = 0; i < 5000; i++)

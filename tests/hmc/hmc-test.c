@@ -18,6 +18,7 @@ hmc_test_init (int *argc, char ***argv)
     { "--models-badabi", &hmc_dirs.badabi },
     { "--models-nosym", &hmc_dirs.nosym },
     { "--models-extra", &hmc_dirs.extra },
+    { "--models-hugesize", &hmc_dirs.hugesize },
   };
   char **args = *argv;
   int kept = 1;

@@ -13,6 +13,7 @@ typedef struct {
   const char *badabi;      /* a model built for HMI ABI 99 */
   const char *nosym;       /* a shared object without the entry point */
   const char *extra;       /* example-clash (<example_cpu> too), example-badschema */
+  const char *hugesize;    /* example-huge: an instance of 2^60 bytes */
 } HmcModelDirs;
 
 extern HmcModelDirs hmc_dirs;

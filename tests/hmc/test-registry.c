@@ -49,7 +49,29 @@ fake_transfer (gpointer instance, guint32 src, guint32 dst, guint64 bytes, doubl
 }
 
 static const PtiCpuOps fake_cpu_ops = { PTI_CPU_OPS_VERSION, fake_compile, g_free, fake_cost };
-static const PtiCpuOps fake_cpu_ops_v2 = { 2, fake_compile, g_free, fake_cost };
+static gboolean
+fake_burst (gconstpointer instance, double amount, double *seconds, GError **error)
+{
+  *seconds = amount;
+  return TRUE;
+}
+
+/* A table as a model built against HMI CPU ops version 1 wrote it: no
+ * version-2 fields at all. */
+typedef struct {
+  guint32 version;
+  gpointer (*rud_compile) (const xmlNode *, PtiSymbols *, GError **);
+  void (*rud_free) (gpointer);
+  gboolean (*cost) (gconstpointer, gconstpointer, const PtiSymbols *, double *, GError **);
+  const guint *(*rud_slots) (gconstpointer, guint *);
+} CpuOpsV1;
+static const CpuOpsV1 fake_cpu_ops_v1 = { 1, fake_compile, g_free, fake_cost, NULL };
+static const PtiCpuOps fake_cpu_ops_v9 = { 9, fake_compile, g_free, fake_cost };
+static const PtiCpuOps fake_cpu_ops_bursts = { .version = 2, .time_cost = fake_burst,
+                                               .flops_cost = fake_burst };
+static const PtiCpuOps fake_cpu_ops_nothing = { .version = 2 };
+static const PtiCpuOps fake_cpu_ops_half = { .version = 2, .rud_compile = fake_compile,
+                                             .time_cost = fake_burst };
 static const PtiCpuOps fake_cpu_ops_nocost = { PTI_CPU_OPS_VERSION, fake_compile, g_free, NULL };
 static const PtiNetOps fake_net_ops = { PTI_NET_OPS_VERSION, fake_overhead, fake_overhead,
                                         fake_eager, fake_transfer };
@@ -81,6 +103,14 @@ test_check_desc_accepts (void)
   g_assert_true (pti_registry_check_desc (&d, "built-in", &error));
   g_assert_no_error (error);
 
+  /* Version-1 cpu ops (no burst fields) and a model of bursts only. */
+  d.cpu = (const PtiCpuOps *) &fake_cpu_ops_v1;
+  g_assert_true (pti_registry_check_desc (&d, "built-in", &error));
+  g_assert_no_error (error);
+  d.cpu = &fake_cpu_ops_bursts;
+  g_assert_true (pti_registry_check_desc (&d, "built-in", &error));
+  g_assert_no_error (error);
+
   d.kind = "network";
   d.cpu = NULL;
   d.net = &fake_net_ops;
@@ -104,8 +134,10 @@ BREAK (bad_element, d->config_element = "fake cpu")
 BREAK (no_schema, d->config_schema = NULL)
 BREAK (no_configure, d->configure = NULL)
 BREAK (cpu_no_ops, d->cpu = NULL)
-BREAK (cpu_ops_version, d->cpu = &fake_cpu_ops_v2)
+BREAK (cpu_ops_version, d->cpu = &fake_cpu_ops_v9)
 BREAK (cpu_no_cost, d->cpu = &fake_cpu_ops_nocost)
+BREAK (cpu_nothing, d->cpu = &fake_cpu_ops_nothing)
+BREAK (cpu_half, d->cpu = &fake_cpu_ops_half)
 BREAK (cpu_and_net, d->net = &fake_net_ops)
 BREAK (net_no_ops, d->kind = "network"; d->cpu = NULL)
 BREAK (net_missing_op, d->kind = "network"; d->cpu = NULL; d->net = &fake_net_ops_notransfer)
@@ -133,8 +165,12 @@ test_check_desc_refuses (void)
     { break_no_schema, "has no config_schema" },
     { break_no_configure, "has no configure" },
     { break_cpu_no_ops, "kind cpu but has no cpu ops" },
-    { break_cpu_ops_version, "cpu ops version 2, this pti speaks 1" },
-    { break_cpu_no_cost, "cpu ops need rud_compile, rud_free and cost" },
+    { break_cpu_ops_version, "cpu ops version 9, this pti speaks 1 to 2" },
+    { break_cpu_no_cost, "cpu ops need rud_fold (or rud_compile), rud_free and cost (or none of "
+                         "them" },
+    { break_cpu_nothing, "cpu ops need rud_fold (or rud_compile), rud_free and cost (or none of "
+                         "them, and time_cost or flops_cost for a model of bursts only)" },
+    { break_cpu_half, "cpu ops need rud_fold (or rud_compile), rud_free and cost" },
     { break_cpu_and_net, "also sets net ops" },
     { break_net_no_ops, "kind network but has no net ops" },
     { break_net_missing_op, "net ops need transfer (a cost model) or flow_start, flow_next and flow_advance" },
@@ -182,9 +218,14 @@ test_builtins (void)
   g_assert_cmpstr (simple->kind, ==, "network");
   g_assert_nonnull (simple->net);
 
-  /* The registry keeps its own copy of each descriptor. */
+  /* The registry keeps its own copy of each descriptor, and of its ops
+   * table (as far as the table's version goes). */
   g_assert_true (clc != &pti_model_cpu_clc);
-  g_assert_cmpmem (clc, sizeof (PtiModelDesc), &pti_model_cpu_clc, sizeof (PtiModelDesc));
+  PtiModelDesc copy = *clc;
+  g_assert_true (copy.cpu != pti_model_cpu_clc.cpu);
+  g_assert_cmpmem (copy.cpu, sizeof (PtiCpuOps), pti_model_cpu_clc.cpu, sizeof (PtiCpuOps));
+  copy.cpu = pti_model_cpu_clc.cpu;
+  g_assert_cmpmem (&copy, sizeof (PtiModelDesc), &pti_model_cpu_clc, sizeof (PtiModelDesc));
 
   g_autofree char *names = pti_registry_names (reg);
   GString *expect = g_string_new (NULL);
@@ -353,6 +394,23 @@ test_refuse_abi (void)
   hmc_assert_error (error, PTI_ERROR_MODEL, prefix, "ABI 99", NULL);
 }
 
+/* An absurd instance size is refused when the model is loaded, like a
+ * wrong ABI (it aborted in GLib when a system configured the model). */
+static void
+test_refuse_instance_size (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiRegistry) reg = pti_registry_new (hmc_dirs.hugesize, &error);
+  g_assert_null (reg);
+  g_autofree char *so = g_build_filename (hmc_dirs.hugesize, "libpti-model-hugesize.so", NULL);
+  g_autofree char *want = g_strdup_printf ("%s: model 'example-huge' declares an instance of "
+                                           "1152921504606846976 bytes (instance_size), more "
+                                           "than the 16777216 a model instance may have; "
+                                           "allocate large state in configure", so);
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_MODEL);
+  g_assert_cmpstr (error->message, ==, want);
+}
+
 static void
 test_refuse_nosym (void)
 {
@@ -469,6 +527,7 @@ main (int argc, char **argv)
   g_assert_nonnull (hmc_dirs.badabi);
   g_assert_nonnull (hmc_dirs.nosym);
   g_assert_nonnull (hmc_dirs.extra);
+  g_assert_nonnull (hmc_dirs.hugesize);
   g_unsetenv ("PTI_MODEL_PATH");
 
   g_test_add_func ("/registry/check-desc/accepts", test_check_desc_accepts);
@@ -478,6 +537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/so/good", test_load_good);
   g_test_add_func ("/registry/so/env-path", test_env_path);
   g_test_add_func ("/registry/so/refuse-abi", test_refuse_abi);
+  g_test_add_func ("/registry/so/refuse-instance-size", test_refuse_instance_size);
   g_test_add_func ("/registry/so/refuse-nosym", test_refuse_nosym);
   g_test_add_func ("/registry/so/refuse-unloadable", test_refuse_unloadable);
   g_test_add_func ("/registry/so/refuse-duplicate", test_refuse_duplicate);

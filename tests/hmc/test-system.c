@@ -22,23 +22,24 @@ load_text (const char *name, const char *text, GError **error)
   return pti_system_load (path, registry, error);
 }
 
-static const PtiComputer *
+static PtiComputerInfo
 computer (const PtiSystem *s, guint i)
 {
-  return &g_array_index (s->computers, PtiComputer, i);
+  return pti_system_computer_info (s, i);
 }
 
-static const PtiNetwork *
+static PtiNetworkInfo
 network (const PtiSystem *s, guint i)
 {
-  return &g_array_index (s->networks, PtiNetwork, i);
+  return pti_system_network_info (s, i);
 }
 
-static const PtiNode *
+static PtiNodeInfo
 node_of (const PtiSystem *s, guint processor)
 {
-  return &g_array_index (s->nodes, PtiNode,
-                         g_array_index (s->processors, PtiProcessor, processor).node);
+  PtiProcessorInfo info;
+  g_assert_true (pti_system_processor_info (s, processor, &info));
+  return pti_system_node_info (s, info.node);
 }
 
 /* ---- the paper's cluster --------------------------------------------- */
@@ -51,24 +52,24 @@ test_pc_cluster (void)
   g_autoptr (PtiSystem) sys = pti_system_load (path, registry, &error);
   g_assert_no_error (error);
 
-  g_assert_cmpstr (sys->name, ==, "pc_cluster");
-  g_assert_cmpstr (sys->path, ==, path);
-  g_assert_cmpuint (sys->computers->len, ==, 1);
-  g_assert_cmpstr (computer (sys, 0)->name, ==, "pc_node");
-  g_assert_cmpuint (computer (sys, 0)->count, ==, 16);
-  g_assert_cmpuint (computer (sys, 0)->cpus, ==, 1);
-  g_assert_cmpuint (sys->nodes->len, ==, 16);
-  g_assert_cmpuint (sys->processors->len, ==, 16);
-  g_assert_cmpuint (sys->networks->len, ==, 1);
-  g_assert_cmpstr (network (sys, 0)->name, ==, "myrinet");
-  g_assert_cmpuint (network (sys, 0)->n_ports, ==, 16);
-  g_assert_cmpuint (sys->instances->len, ==, 3);   /* cpu-clc, net-contention, net-simple */
+  g_assert_cmpstr (pti_system_name (sys), ==, "pc_cluster");
+  g_assert_cmpstr (pti_system_path (sys), ==, path);
+  g_assert_cmpuint (pti_system_n_computers (sys), ==, 1);
+  g_assert_cmpstr (computer (sys, 0).name, ==, "pc_node");
+  g_assert_cmpuint (computer (sys, 0).count, ==, 16);
+  g_assert_cmpuint (computer (sys, 0).cpus, ==, 1);
+  g_assert_cmpuint (pti_system_n_nodes (sys), ==, 16);
+  g_assert_cmpuint (pti_system_n_processors (sys), ==, 16);
+  g_assert_cmpuint (pti_system_n_networks (sys), ==, 1);
+  g_assert_cmpstr (network (sys, 0).name, ==, "myrinet");
+  g_assert_cmpuint (network (sys, 0).n_ports, ==, 16);
+  g_assert_cmpuint (pti_system_n_instances (sys), ==, 3);   /* cpu-clc, net-contention, net-simple */
 
   for (guint p = 0; p < 16; p++) {
-    const PtiNode *n = node_of (sys, p);
-    g_assert_cmpuint (n->number, ==, p + 1);
-    g_assert_cmpint (n->network, ==, 0);
-    g_assert_cmpuint (n->port, ==, p + 1);
+    PtiNodeInfo n = node_of (sys, p);
+    g_assert_cmpuint (n.number, ==, p + 1);
+    g_assert_cmpint (n.network, ==, 0);
+    g_assert_cmpuint (n.port, ==, p + 1);
     const PtiModelInstance *cpu = pti_system_cpu_model (sys, p);
     g_assert_nonnull (cpu);
     g_assert_cmpstr (cpu->desc->name, ==, "cpu-clc");
@@ -88,8 +89,8 @@ test_pc_cluster (void)
 
   /* net-simple is configured beside it, for --use-model myrinet=net-simple. */
   net = NULL;
-  for (guint i = 0; i < sys->instances->len; i++) {
-    const PtiModelInstance *mi = g_ptr_array_index (sys->instances, i);
+  for (guint i = 0; i < pti_system_n_instances (sys); i++) {
+    const PtiModelInstance *mi = pti_system_instance (sys, i);
     if (strcmp (mi->desc->name, "net-simple") == 0)
       net = mi;
   }
@@ -110,7 +111,7 @@ test_pc_cluster (void)
     "<rud device=\"cpu\"><compute of=\"DILG,IADD,2*MFDL,ARF3\"/></rud>", -1, "RUD", &error);
   g_assert_no_error (error);
   g_autoptr (PtiSymbols) symbols = pti_symbols_new ();
-  gpointer compiled = cpu->desc->cpu->rud_compile (xmlDocGetRootElement (rud), symbols, &error);
+  gpointer compiled = pti_cpu_rud_compile (cpu->desc->cpu, xmlDocGetRootElement (rud), symbols, &error);
   g_assert_no_error (error);
   double seconds = 0;
   g_assert_true (cpu->desc->cpu->cost (cpu->state, compiled, symbols, &seconds, &error));
@@ -199,7 +200,7 @@ test_placement (void)
     "fat[2] cpu 0", "fat[2] cpu 1", "fat[1] cpu 0", "fat[1] cpu 1",
     "thin[2] cpu 0", "thin[3] cpu 0", "thin[1] cpu 0", "thin[4] cpu 0",
   };
-  g_assert_cmpuint (sys->processors->len, ==, G_N_ELEMENTS (expect));
+  g_assert_cmpuint (pti_system_n_processors (sys), ==, G_N_ELEMENTS (expect));
   for (guint p = 0; p < G_N_ELEMENTS (expect); p++) {
     g_autofree char *d = pti_system_describe_processor (sys, p);
     g_assert_cmpstr (d, ==, expect[p]);
@@ -208,11 +209,11 @@ test_placement (void)
   g_assert_cmpstr (none, ==, "processor 8 (no such processor)");
 
   /* Nodes stay in document order, with the computer's first node. */
-  g_assert_cmpuint (sys->nodes->len, ==, 6);
-  g_assert_cmpuint (computer (sys, 1)->first_node, ==, 2);
-  g_assert_cmpuint (network (sys, 0)->n_ports, ==, 6);
-  g_assert_cmpuint (network (sys, 1)->n_ports, ==, 3);
-  g_assert_cmpint (g_array_index (sys->nodes, PtiNode, 5).network, ==, -1);
+  g_assert_cmpuint (pti_system_n_nodes (sys), ==, 6);
+  g_assert_cmpuint (computer (sys, 1).first_node, ==, 2);
+  g_assert_cmpuint (network (sys, 0).n_ports, ==, 6);
+  g_assert_cmpuint (network (sys, 1).n_ports, ==, 3);
+  g_assert_cmpint (pti_system_node_info (sys, 5).network, ==, -1);
 
   guint pa = 0, pb = 0;
   const PtiModelInstance *net = pti_system_route (sys, 0, 3, &pa, &pb);
@@ -237,7 +238,7 @@ test_placement (void)
   g_assert_null (pti_system_cpu_model (sys, 8));
   g_assert_nonnull (pti_system_cpu_model (sys, 7));
   g_assert_true (pti_system_cpu_model (sys, 0) != pti_system_cpu_model (sys, 7));
-  g_assert_true (pti_system_cpu_model (sys, 0) == computer (sys, 0)->cpu);
+  g_assert_true (pti_system_cpu_model (sys, 0) == computer (sys, 0).cpu);
 }
 
 /* The compact form and one paper-style <connect> per node build the same graph. */
@@ -270,12 +271,22 @@ test_range_equals_per_node (void)
   g_assert_no_error (error);
   g_autoptr (PtiSystem) b = load_text ("compact.xml", compact, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (a->nodes->len, ==, b->nodes->len);
-  g_assert_cmpmem (a->nodes->data, a->nodes->len * sizeof (PtiNode),
-                   b->nodes->data, b->nodes->len * sizeof (PtiNode));
-  g_assert_cmpmem (a->processors->data, a->processors->len * sizeof (PtiProcessor),
-                   b->processors->data, b->processors->len * sizeof (PtiProcessor));
-  g_assert_cmpuint (network (a, 0)->n_ports, ==, network (b, 0)->n_ports);
+  g_assert_cmpuint (pti_system_n_nodes (a), ==, pti_system_n_nodes (b));
+  for (guint i = 0; i < pti_system_n_nodes (a); i++) {
+    PtiNodeInfo na = pti_system_node_info (a, i), nb = pti_system_node_info (b, i);
+    g_assert_cmpmem (&na, sizeof na, &nb, sizeof nb);
+  }
+  g_assert_cmpuint (pti_system_n_processors (a), ==, pti_system_n_processors (b));
+  for (guint p = 0; p < pti_system_n_processors (a); p++) {
+    PtiProcessorInfo pa, pb;
+    pti_system_processor_info (a, p, &pa);
+    pti_system_processor_info (b, p, &pb);
+    g_assert_cmpuint (pa.node, ==, pb.node);
+    g_assert_cmpuint (pa.cpu_index, ==, pb.cpu_index);
+    g_assert_cmpuint (pa.network, ==, pb.network);
+    g_assert_cmpuint (pa.port, ==, pb.port);
+  }
+  g_assert_cmpuint (network (a, 0).n_ports, ==, network (b, 0).n_ports);
   g_autofree char *first = pti_system_describe_processor (a, 0);
   g_assert_cmpstr (first, ==, "pc[9] cpu 0");
 
@@ -305,17 +316,17 @@ test_model_selection (void)
   g_autoptr (PtiSystem) sys = load_text ("models.xml", text, &error);
   g_assert_no_error (error);
   /* Every model element is configured; the active one serves the cpu. */
-  g_assert_cmpuint (sys->instances->len, ==, 5);
-  g_assert_cmpstr (computer (sys, 0)->cpu->desc->name, ==, "cpu-clc");
-  g_assert_cmpstr (computer (sys, 1)->cpu->desc->name, ==, "example-cpu");
-  g_assert_cmpstr (network (sys, 0)->model->desc->name, ==, "net-simple");
+  g_assert_cmpuint (pti_system_n_instances (sys), ==, 5);
+  g_assert_cmpstr (computer (sys, 0).cpu->desc->name, ==, "cpu-clc");
+  g_assert_cmpstr (computer (sys, 1).cpu->desc->name, ==, "example-cpu");
+  g_assert_cmpstr (network (sys, 0).model->desc->name, ==, "net-simple");
 
   /* The example model, loaded from its shared object, prices a RUD. */
-  const PtiModelInstance *ex = computer (sys, 1)->cpu;
+  const PtiModelInstance *ex = computer (sys, 1).cpu;
   g_autoptr (xmlDoc) rud = pti_xml_read_memory ("<rud device=\"cpu\"><a/><b/></rud>", -1,
                                                 "RUD", &error);
   g_autoptr (PtiSymbols) symbols = pti_symbols_new ();
-  gpointer compiled = ex->desc->cpu->rud_compile (xmlDocGetRootElement (rud), symbols, &error);
+  gpointer compiled = pti_cpu_rud_compile (ex->desc->cpu, xmlDocGetRootElement (rud), symbols, &error);
   g_assert_no_error (error);
   double seconds = 0;
   g_assert_true (ex->desc->cpu->cost (ex->state, compiled, symbols, &seconds, &error));
@@ -463,7 +474,7 @@ static const BadCase bad_cases[] = {
     { "does not follow hmc.xsd", "'pc'" } },
   { "not-a-system",
     "<computer name=\"pc\">\n" CPU "</computer>\n",
-    "<computer", { "does not follow hmc.xsd" } },
+    "<computer", { "<computer>: not a system (HMC) file: its root element must be <system>" } },
   { "no-computer",
     "<system name=\"s\">\n"
     "  <network name=\"net\">\n" NET "  </network>\n"

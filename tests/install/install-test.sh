@@ -23,7 +23,9 @@
 #     trace that validates against the installed trace.xsd; the installed
 #     ptitrace (when cairo let it be built) converts and draws that trace;
 #  3. a workload program (the installed pingpong.c and halo2d.c) builds with
-#     `cc prog.c $(pkg-config --cflags --libs pti)` and runs;
+#     `cc prog.c $(pkg-config --cflags --libs pti)` and runs, and the
+#     installed ptieval predicts the same from the tutorial's workload files
+#     (the installed pingpong.xml and halo2d.xml);
 #  4. a model builds with `cc -shared -fPIC model.c $(pkg-config --cflags
 #     --libs pti-hmi)` (the example model of tests/hmc, then the installed
 #     template), ptieval loads it with --model-path, lists it and runs with
@@ -31,7 +33,7 @@
 #  5. every installed system (configs and the template's) validates against
 #     the installed hmc.xsd and each model element against its model's XSD
 #     (every installed model schema, so a new model is covered without
-#     editing this test), with xmllint; the installed workload file against
+#     editing this test), with xmllint; every installed workload file against
 #     workload.xsd;
 #  6. a man page per tool is there, with no placeholder left.
 #
@@ -104,8 +106,8 @@ for v in "$libdir" "$schemadir" "$configdir" "$exampledir" "$modeldir" "$templat
 done
 
 # ---- 1. files, headers ------------------------------------------------------
-tools=ptieval
-[ "$with_ptitrace" = ptitrace ] && tools="ptieval ptitrace"
+tools="ptieval pticalibrate"
+[ "$with_ptitrace" = ptitrace ] && tools="$tools ptitrace ptisweep"   # ptisweep needs cairo too
 for f in include/pti/wsl.h include/pti/hmi.h include/pti/expr.h; do
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
@@ -118,7 +120,7 @@ for f in "$libdir/libpti.so" "$libdir/libpti-hmi.so" \
          "$schemadir/cpu-clc.xsd" "$schemadir/net-simple.xsd" \
          "$configdir/pc_cluster.xml" "$configdir/fast_cluster.xml" \
          "$exampledir/pingpong.c" "$exampledir/halo2d.c" "$exampledir/sweep3d.c" \
-         "$exampledir/sweep3d.xml" \
+         "$exampledir/sweep3d.xml" "$exampledir/pingpong.xml" "$exampledir/halo2d.xml" \
          "$templatedir/model-template.c" "$templatedir/model-template.xsd" \
          "$templatedir/xsd-to-c.sed" "$templatedir/README.md" "$templatedir/Makefile" \
          "$templatedir/example-system.xml"; do
@@ -191,7 +193,17 @@ awk -v t="$(result pingpong.json | cut -d' ' -f1)" 'BEGIN { exit !(t > 0.020017 
   || fail "pingpong predicts $(result pingpong.json | cut -d' ' -f1) s, not 19.999 ms + 2 messages"
 ./halo2d "$configdir/fast_cluster.xml" -D steps=3 > halo2d.txt || fail "halo2d"
 grep -q '^predicted time: ' halo2d.txt || fail "halo2d: $(cat halo2d.txt)"
-say "workload programs build against pkg-config pti and run"
+# The tutorial's workload files predict what its programs predict.
+ptieval "$configdir/pc_cluster.xml" "$exampledir/pingpong.xml" --json > pingpong-file.json \
+  || fail "ptieval on the installed pingpong.xml"
+[ "$(result pingpong-file.json)" = "$(result pingpong.json)" ] \
+  || fail "pingpong.xml: $(cat pingpong-file.json); pingpong.c: $(cat pingpong.json)"
+./halo2d "$configdir/fast_cluster.xml" -D steps=3 --json > halo2d.json || fail "halo2d --json"
+ptieval "$configdir/fast_cluster.xml" "$exampledir/halo2d.xml" -D steps=3 --json \
+  > halo2d-file.json || fail "ptieval on the installed halo2d.xml"
+[ -n "$(result halo2d.json)" ] && [ "$(result halo2d-file.json)" = "$(result halo2d.json)" ] \
+  || fail "halo2d.xml: $(cat halo2d-file.json); halo2d.c: $(cat halo2d.json)"
+say "workload programs build against pkg-config pti and run; the workload files agree"
 
 # ---- 4. models from outside -------------------------------------------------------------
 mkdir example
@@ -270,8 +282,10 @@ validate_system () {  # validate_system FILE [MODEL_XSD_DIR]
 for f in "$configdir"/*.xml "$templatedir/example-system.xml"; do
   validate_system "$f"
 done
-xmllint --noout --schema "$schemadir/workload.xsd" "$exampledir/sweep3d.xml" 2> xmllint.log \
-  || { cat xmllint.log >&2; fail "sweep3d.xml does not follow workload.xsd"; }
+for f in "$exampledir"/*.xml; do
+  xmllint --noout --schema "$schemadir/workload.xsd" "$f" 2> xmllint.log \
+    || { cat xmllint.log >&2; fail "$f does not follow workload.xsd"; }
+done
 say "installed systems and workloads validate against the installed schemas"
 
 # ---- 6. the man pages -----------------------------------------------------------------------

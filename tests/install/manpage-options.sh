@@ -1,17 +1,18 @@
 #!/bin/sh
-# Every long option `ptieval --help` lists is documented in ptieval.1, and
-# the man page renders without warnings when groff is there.
-#   manpage-options.sh PTIEVAL MANPAGE
+# Every long option `PROGRAM --help` lists is documented in its man page,
+# and the man page renders without warnings when groff is there.
+#   manpage-options.sh PROGRAM MANPAGE
 set -eu
-ptieval=$1
+program=$1
 man=$2
+name=$(basename "$man")
 missing=
-for opt in $("$ptieval" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+for opt in $("$program" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
   escaped=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
   grep -q -- "$escaped" "$man" || missing="$missing $opt"
 done
 if [ -n "$missing" ]; then
-  echo "ptieval.1 does not document:$missing" >&2
+  echo "$name does not document:$missing" >&2
   exit 1
 fi
 if command -v groff > /dev/null 2>&1; then
@@ -21,4 +22,4 @@ if command -v groff > /dev/null 2>&1; then
     exit 1
   fi
 fi
-echo "ptieval.1 documents every option of --help"
+echo "$name documents every option of --help"

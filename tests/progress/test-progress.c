@@ -128,7 +128,9 @@ assert_quiet (const Run *r)
     g_error ("expected nothing on standard error, got:\n%s", r->err->str);
 }
 
-/* On a terminal: both phases, then the line erased; stdout untouched. */
+/* On a terminal: the evaluation's progress (a workload file is read as the
+ * evaluation goes: events so far, no percentage), then the line erased;
+ * stdout untouched. */
 static void
 test_terminal (void)
 {
@@ -137,10 +139,8 @@ test_terminal (void)
   assert_summary (r);
   const char *err = r->err->str;
   g_test_message ("terminal got %zu bytes", r->err->len);
-  g_assert_nonnull (strstr (err, "\rptieval: building the workload: "));
-  g_assert_nonnull (strstr (err, " events so far, "));
   g_assert_nonnull (strstr (err, "\rptieval: evaluating: "));
-  g_assert_nonnull (strstr (err, "% of "));
+  g_assert_null (strstr (err, "% of "));
   g_assert_nonnull (strstr (err, " k events, simulated "));
   g_assert_nonnull (strstr (err, " events/s"));
   g_assert_true (g_str_has_suffix (err, "\r\033[K"));   /* erased before the summary */
@@ -194,14 +194,17 @@ test_short_run (void)
   assert_quiet (r);
 }
 
-/* An error is still reported, on a clean line. */
+/* An error is still reported, on a clean line: the progress line, if one
+ * was shown, is erased first. */
 static void
 test_error (void)
 {
   const char *argv[] = { ptieval, "-D", "nosuch=1", SYSTEM, WORKLOAD, NULL };
   g_autoptr (Run) r = run (TRUE, "0", argv);
   g_assert_cmpint (r->status, ==, 2);
-  g_assert_nonnull (strstr (r->err->str, "\r\033[Kptieval: error: -D nosuch: "));
+  const char *err = r->err->str;
+  g_assert_true (g_str_has_prefix (err, "ptieval: error: -D nosuch: ")
+                 || strstr (err, "\r\033[Kptieval: error: -D nosuch: ") != NULL);
 }
 
 int

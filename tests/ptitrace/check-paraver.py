@@ -12,9 +12,17 @@ both ends valid and physical send <= physical receive (5.3), records sorted
 by time (5.5), every state and event type declared in the .pcf (9) once, the
 values of a type with a VALUES list among them (names of RUDs, links), the .row
 levels and sizes (10), LF endings and no blank-with-spaces lines.  With the
-pti trace: one communication record per message of the trace, and per thread
-the time in Running equals the trace's compute time and the time in
-Synchronization its wait time (within 1 ns per event).
+pti trace: the communication records are exactly the trace's messages with
+the times section 5.3 defines (logical send = the send posted, physical send
+= its data entered the network, logical receive = the receive posted,
+physical receive = the data arrived: the trace's start or posted, injected,
+posted and arrived), size and tag; per thread the time in Running is the
+trace's compute events outside collective calls, Group Communication the
+non-blocked time inside them, Synchronization the time blocked on a peer and
+the Derived state the derived spans (within 1 ns per event), and the
+summary's compute and wait agree when there is neither; one MPI Collective
+Comm event per collective call, one MPI_Waitall (6) per waitall outside
+collectives.
 Prints what it checked; exits 1 with the first problems found."""
 import re
 import sys
@@ -100,6 +108,103 @@ def parse_header(line):
         else:
             ncomm = int(m.group(1))
     return ftime, cpus, apps, ncomm
+
+
+def ns(text):
+    """Seconds with nine fraction digits to integer ns, exactly."""
+    whole, frac = text.split(".")
+    return int(whole) * 10**9 + int(frac)
+
+
+def check_trace(path, comms, comm_records, intervals, values):
+    """The Paraver records against the pti trace (format in traces/README.md)."""
+    sends, recvs = {}, {}        # msg -> (rank, peer, posted, injected, done, bytes, tag)
+    derived = 0
+    compute, wait, nev = {}, {}, {}
+    run, group, sync, der = {}, {}, {}, {}
+    calls = waitalls = 0
+    in_coll = {}
+    rank = None
+    for ev, el in ET.iterparse(path, events=("start", "end")):
+        tag = el.tag.split("}")[-1]
+        if ev == "start":
+            if tag == "process" and el.get("processor") is None and el.get("compute") is None:
+                rank = int(el.get("rank"))
+            continue
+        if tag == "event":
+            kind = el.get("kind")
+            start, end = ns(el.get("start")), ns(el.get("end"))
+            w = ns(el.get("wait")) if el.get("wait") else 0
+            inside = in_coll.get(rank, False)
+            if kind == "compute":
+                if inside:
+                    group[rank] = group.get(rank, 0) + end - start
+                else:
+                    run[rank] = run.get(rank, 0) + end - start
+            elif inside:
+                group[rank] = group.get(rank, 0) + end - start - w
+            sync[rank] = sync.get(rank, 0) + w
+            waitalls += kind == "waitall" and not inside
+            ends = []
+            if kind in ("send", "recv"):
+                ends.append((kind, el, start))
+            for req in el:
+                ends.append(("send" if req.get("kind") == "isend" else "recv", req, ns(req.get("posted"))))
+            for side, e, posted in ends:
+                done = ns(e.get("left") if side == "send" else e.get("arrived"))
+                rec = (rank, int(e.get("peer")), posted, ns(e.get("injected")), done,
+                       int(e.get("bytes")), int(e.get("tag")))
+                (sends if side == "send" else recvs)[int(e.get("msg"))] = rec
+            el.clear()
+        elif tag == "collective":
+            in_coll[rank] = el.get("phase") == "begin"
+            calls += el.get("phase") == "begin"
+        elif tag == "derived":
+            der[rank] = der.get(rank, 0) + ns(el.get("end")) - ns(el.get("start"))
+        elif tag == "summary":
+            derived = int(el.get("derived", "0"))
+        elif tag == "process" and el.get("compute") is not None:
+            r = int(el.get("rank"))
+            compute[r] = ns(el.get("compute"))
+            wait[r] = ns(el.get("wait"))
+            nev[r] = int(el.get("events"))
+        elif tag == "process":
+            el.clear()
+    if sends.keys() != recvs.keys():
+        fail(f"the trace's messages do not pair: {sorted(sends.keys() ^ recvs.keys())[:5]}")
+    want = sorted((s[0], r[0], s[2], s[3], r[2], r[4], s[5], s[6])
+                  for m, s in sends.items() for r in [recvs.get(m)] if r)
+    if sorted(comm_records) != want:
+        missing = [w for w in want if w not in comm_records][:3]
+        extra = [c for c in comm_records if c not in want][:3]
+        fail(f"communication records differ from the trace's messages (sender, receiver, "
+             f"logical send, physical send, logical receive, physical receive, size, tag): "
+             f"expected {missing}, found {extra}")
+    for r in nev:
+        iv = intervals.get((1, r + 1, 1), [])
+        tol = nev[r] + 1
+        got = {st: sum(e - b for b, e, s in iv if s == st) for st in (1, 5, 13, 100)}
+        for st, name, exp in ((1, "Running", run), (5, "Synchronization", sync),
+                              (13, "Group Communication", group), (100, "Derived", der)):
+            if abs(got[st] - exp.get(r, 0)) > tol:
+                fail(f"rank {r}: {got[st]} ns {name}, the trace's events say {exp.get(r, 0)} ns")
+        if derived == 0 and calls == 0:
+            if abs(got[1] - compute[r]) > tol:
+                fail(f"rank {r}: {got[1]} ns Running, the trace's summary says {compute[r]} ns compute")
+            if abs(got[5] - wait[r]) > tol:
+                fail(f"rank {r}: {got[5]} ns Synchronization, the trace's summary says {wait[r]} ns wait")
+    coll_events = sum(n for (ty, v), n in values.items() if ty == 50000002 and v != 0)
+    if coll_events != calls:
+        fail(f"{coll_events} MPI Collective Comm events for {calls} collective calls in the trace")
+    if values.get((50000001, 6), 0) != waitalls:
+        fail(f"{values.get((50000001, 6), 0)} MPI_Waitall events for {waitalls} waitalls in the trace")
+    if comms != len(sends):
+        fail(f"{comms} communication records for {len(sends)} messages in the trace")
+    extra = (f"; {len(sends)} messages with their times, states per rank, {calls} collective calls "
+             "agree with the trace")
+    if derived:
+        extra += f" ({derived} derived events in Derived states)"
+    return extra
 
 
 def main():
@@ -229,6 +334,8 @@ def main():
 
     intervals = {}
     comms = 0
+    comm_records = []
+    values = {}          # (event type, value) -> count
     prev_time = -1
     body = 0
     for lineno, line in enumerate(prv[1 + ncomm:], start=2 + ncomm):
@@ -267,6 +374,7 @@ def main():
                     fail(f".prv line {lineno}: event type {ty} not declared in the .pcf")
                 elif ty in labelled and v not in labelled[ty]:
                     fail(f".prv line {lineno}: value {v} of event type {ty} is not in its VALUES")
+                values[(ty, v)] = values.get((ty, v), 0) + 1
         elif kind == 3:
             if len(f) != 15:
                 fail(f".prv line {lineno}: a communication record has 15 fields")
@@ -286,6 +394,8 @@ def main():
             if size < 0:
                 fail(f".prv line {lineno}: negative size")
             comms += 1
+            if s is not None and r is not None:
+                comm_records.append((s[1] - 1, r[1] - 1, lsend, psend, lrecv, precv, size, f[14]))
             t = lsend
         else:
             fail(f".prv line {lineno}: unknown record type {kind}")
@@ -314,37 +424,7 @@ def main():
 
     extra = ""
     if len(sys.argv) == 3:
-        messages = 0
-        derived = 0
-        compute, wait, nev = {}, {}, {}
-        for _, el in ET.iterparse(sys.argv[2]):
-            tag = el.tag.split("}")[-1]
-            if tag == "event" and el.get("kind") in ("send", "isend"):
-                messages += 1
-            elif tag == "summary":
-                derived = int(el.get("derived", "0"))
-            elif tag == "process" and el.get("compute") is not None:
-                r = int(el.get("rank"))
-                compute[r] = round(float(el.get("compute")) * 1e9)
-                wait[r] = round(float(el.get("wait")) * 1e9)
-                nev[r] = int(el.get("events"))
-            el.clear()
-        if comms != messages:
-            fail(f"{comms} communication records for {messages} messages in the trace")
-        # Derived repetitions (analytical repetition) count in the summary's
-        # per-rank times but have no events to draw.
-        for r in (compute if derived == 0 else ()):
-            iv = intervals.get((1, r + 1, 1), [])
-            run = sum(e - b for b, e, s in iv if s == 1)
-            sync = sum(e - b for b, e, s in iv if s == 5)
-            tol = nev[r] + 1
-            if abs(run - compute[r]) > tol:
-                fail(f"rank {r}: {run} ns Running, the trace's summary says {compute[r]} ns compute")
-            if abs(sync - wait[r]) > tol:
-                fail(f"rank {r}: {sync} ns Synchronization, the trace's summary says {wait[r]} ns wait")
-        extra = f"; {messages} messages and per-rank compute/wait agree with the trace"
-        if derived:
-            extra = f"; {messages} messages agree with the trace ({derived} derived events not drawn)"
+        extra = check_trace(sys.argv[2], comms, comm_records, intervals, values)
     finish()
     print(f"check-paraver: {prefix}: ok: {len(cpus)} nodes, {ncpus} CPUs, {len(apps)} applications, "
           f"{ntasks} tasks, {body} records ({comms} communications), FTIME {ftime} ns{extra}")

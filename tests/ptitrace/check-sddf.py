@@ -11,9 +11,11 @@ the data, each data packet on one line with one value per field of the
 right type (ints in 32 bits, reals with a point and no exponent, char[] as
 [strlen+1] { "..." }), strings without quotes or line breaks; and, from the
 stream attributes ptitrace writes, that the counts agree with the records
-("events", "messages"), processor numbers are below "processors", no time
-exceeds "predicted time", and data records are in time order.  With the pti
-trace: the event and message counts of the trace.
+("events" less "derived events", "messages"), processor numbers are below
+"processors", no time exceeds "predicted time", and data records are in
+time order.  With the pti trace: the event and message counts of the
+trace, and every "PTI Message" with the times of its message in the trace
+(posted by the sender, entered the network, receive posted, arrived).
 Exits 1 with the first problems found."""
 import re
 import sys
@@ -103,6 +105,11 @@ class Lexer:
         self.pos = end
 
 
+def seconds_ns(text):
+    whole, frac = text.split(".")
+    return int(whole) * 10**9 + int(frac)
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
@@ -133,6 +140,7 @@ def main():
     tags = set()
     data_seen = False
     counts = {}
+    messages_seen = []
     last_time = None
     procs = int(attrs.get("processors", "0"))
     predicted = Decimal(attrs["predicted time"]) if "predicted time" in attrs else None
@@ -241,6 +249,13 @@ def main():
         counts[name] = counts.get(name, 0) + 1
         # ptitrace's conventions: time first, then processor numbers.
         names = [f[1] for f in fields]
+        if name == "PTI Message":
+            v = dict(zip(names, values))
+            messages_seen.append(tuple(int(Decimal(v[k]) * 10**9) for k in
+                                       ("Send Seconds", "Injected Seconds", "Receive Seconds",
+                                        "Arrival Seconds"))
+                                 + (int(v["Source"]), int(v["Destination"]), int(v["Tag"]),
+                                    int(Decimal(v["Bytes"]))))
         t = Decimal(values[0])
         if last_time is not None and t < last_time:
             fail(f"line {start_line}: data not in time order ({t} after {last_time})")
@@ -257,24 +272,47 @@ def main():
                     fail(f"line {start_line}: {pf} {p} not below 'processors' {procs}")
     if not records:
         fail("no record descriptor")
-    events = sum(counts.get(n, 0) for n in ("PTI Compute", "PTI Send", "PTI Receive",
+    events = sum(counts.get(n, 0) for n in ("PTI Compute", "PTI Send", "PTI Receive", "PTI Post",
                                             "PTI Request Wait"))
     messages = counts.get("PTI Message", 0)
-    if "events" in attrs and int(attrs["events"]) != events:
-        fail(f"the attribute 'events' says {attrs['events']}, the file has {events} event records")
+    derived = int(attrs.get("derived events", "0"))
+    if "events" in attrs and int(attrs["events"]) - derived != events:
+        fail(f"the attribute 'events' says {attrs['events']} ({derived} derived), the file has "
+             f"{events} event records")
     if "messages" in attrs and int(attrs["messages"]) != messages:
         fail(f"the attribute 'messages' says {attrs['messages']}, the file has {messages}")
     extra = ""
     if len(sys.argv) == 3:
         n_ev = n_msg = 0
-        for _, el in ET.iterparse(sys.argv[2]):
-            if el.tag.split("}")[-1] == "event":
-                n_ev += 1
-                n_msg += el.get("kind") in ("send", "isend")
+        sends, recvs = {}, {}
+        rank = None
+        for ev, el in ET.iterparse(sys.argv[2], events=("start", "end")):
+            tag = el.tag.split("}")[-1]
+            if ev == "start":
+                if tag == "process" and el.get("processor") is None and el.get("compute") is None:
+                    rank = int(el.get("rank"))
+                continue
+            if tag != "event":
+                continue
+            n_ev += 1
+            n_msg += el.get("kind") in ("send", "isend")
+            ends = [(el.get("kind"), el, el.get("start"))] if el.get("kind") in ("send", "recv") else []
+            ends += [("send" if q.get("kind") == "isend" else "recv", q, q.get("posted")) for q in el]
+            for side, e, posted in ends:
+                t = e.get("left" if side == "send" else "arrived")
+                rec = (rank, int(e.get("peer")), seconds_ns(posted), seconds_ns(e.get("injected")),
+                       seconds_ns(t), int(e.get("tag")), int(e.get("bytes")))
+                (sends if side == "send" else recvs)[e.get("msg")] = rec
             el.clear()
         if n_ev != events or n_msg != messages:
             fail(f"the trace has {n_ev} events and {n_msg} messages; the SDDF {events} and {messages}")
-        extra = "; counts agree with the trace"
+        want = sorted((s[2], s[3], r[2], r[4], s[0], r[0], s[5], s[6])
+                      for m, s in sends.items() for r in [recvs.get(m)] if r)
+        if sorted(messages_seen) != want:
+            fail(f"PTI Message records differ from the trace's messages: expected "
+                 f"{[w for w in want if w not in messages_seen][:3]}, found "
+                 f"{[x for x in messages_seen if x not in want][:3]}")
+        extra = "; counts and message times agree with the trace"
     finish()
     print(f"check-sddf: {sys.argv[1]}: ok: {len(records)} descriptors, "
           f"{sum(counts.values())} data records ({events} events, {messages} messages){extra}")

@@ -4,9 +4,10 @@
     test-ptitrace.py PTITRACE
 
 Golden outputs of every format for the samples in samples/ (two real
-ptieval traces, a real halo2d trace with non-blocking messages and a
-hand-written trace with the contention model's records), regenerated with
-PTITRACE_REGENERATE=1; the structural checkers (check-paraver.py,
+ptieval traces, a real halo2d trace with non-blocking messages and an
+allreduce, the issue's non-blocking reproduction isend4 and the collectives
+of colls4, both from workloads/, and a hand-written trace with the
+contention model's records), regenerated with PTITRACE_REGENERATE=1; the structural checkers (check-paraver.py,
 check-sddf.py) on them and on a live Sweep3D trace, also through the
 external sort (--memory small: identical bytes); the JSON parses and its
 flows pair up; plots in PNG, SVG and PDF; truncated and invalid traces give
@@ -32,7 +33,7 @@ ENV = dict(os.environ, SOURCE_DATE_EPOCH="0", LC_ALL="C")
 ENV["LSAN_OPTIONS"] = ":".join(filter(None, [os.environ.get("LSAN_OPTIONS"),
                                              "suppressions=" + os.path.join(HERE, "lsan.supp"),
                                              "print_suppressions=0"]))
-SAMPLE_NAMES = ["pingpong", "pingpong-rendezvous", "halo2d", "contention"]
+SAMPLE_NAMES = ["pingpong", "pingpong-rendezvous", "halo2d", "contention", "isend4", "colls4"]
 
 tests = []
 
@@ -116,24 +117,30 @@ def make_golden_test(name):
 
 def trace_counts(path):
     import xml.etree.ElementTree as ET
-    events = messages = 0
+    events = messages = calls = derived = 0
     predicted = None
     for _, el in ET.iterparse(path):
         tag = el.tag.split("}")[-1]
         if tag == "event":
             events += 1
             messages += el.get("kind") in ("send", "isend")
+            el.clear()
+        elif tag == "collective":
+            calls += el.get("phase") == "begin"
+        elif tag == "derived":
+            derived += 1
         elif tag == "summary":
             predicted = float(el.get("predicted_time"))
-        el.clear()
-    return events, messages, predicted
+    return events, messages, predicted, calls, derived
 
 
 def check_chrome(doc, trace):
-    events, messages, predicted = trace_counts(trace)
+    events, messages, predicted, calls, derived = trace_counts(trace)
     ev = doc["traceEvents"]
-    slices = [e for e in ev if e["ph"] == "X" and e.get("cat") != "blocked"]
+    slices = [e for e in ev if e["ph"] == "X" and e.get("cat") not in ("blocked", "collective", "derived")]
     check(len(slices) == events, f"{len(slices)} slices for {events} events")
+    check(len([e for e in ev if e.get("cat") == "collective"]) == calls, "a slice per collective call")
+    check(len([e for e in ev if e.get("cat") == "derived"]) == derived, "a slice per derived span")
     starts = {e["id"]: e for e in ev if e["ph"] == "s"}
     ends = {e["id"]: e for e in ev if e["ph"] == "f"}
     check(len(starts) == messages and len(ends) == messages and starts.keys() == ends.keys(),
@@ -163,6 +170,143 @@ def diff_golden(tmp):
     check("predicted time" in out and "per process" in out, "diff output lacks sections")
     same = run(["diff", "pingpong.xml", "pingpong.xml"]).stdout
     check("+0.000000000" in same and "-0." not in same, "a trace differs from itself")
+
+
+@test
+def nonblocking_timing(tmp):
+    """issue 10: isend/irecv timing in every output, worked out by hand (workloads/isend4.xml)"""
+    # Rank 0 posts the isend at 9.999 us; the rendezvous answer reaches it at
+    # 15.399 us, when the data enter the network; 100,000 B at 160 MB/s have
+    # left at 640.399 us and arrive at rank 1 at 640.849 us (+0.45 us).
+    # Rank 1 posted its irecv at 9.999 us.
+    prefix = os.path.join(tmp, "i")
+    run(["paraver", "isend4.xml", "-o", prefix])
+    prv = open(prefix + ".prv").read()
+    check("\n3:1:1:1:1:9999:15399:2:1:2:1:9999:640849:100000:0\n" in prv,
+          "communication record of message 0:\n" + "".join(l for l in prv.splitlines(True) if l[0] == "3"))
+    check("\n3:3:1:3:1:9999:15399:4:1:4:1:9999:640849:100000:0\n" in prv, "message 1")
+    # waitall is MPI_Waitall (6), entered when the waitall starts
+    check(re.search(r"^2:1:1:1:1:14499:50000001:6$", prv, re.M), "rank 0's MPI_Waitall at 14.499 us")
+    check(re.search(r"^2:2:1:2:1:19998:18000001:0:50000001:6$", prv, re.M), "rank 1's MPI_Waitall at 19.998 us")
+    check("\n6   MPI_Waitall\n" in open(prefix + ".pcf").read(), "MPI_Waitall in the .pcf")
+    run(["sddf", "isend4.xml", "-o", prefix + ".sddf"])
+    sddf = open(prefix + ".sddf").read()
+    check('"PTI Message" { 0.000009999, 0.000015399, 0.000009999, 0.000640849, 0, 1, 0, 100000.0, 0.0, '
+          '0.0, 0.0 };;' in sddf, "SDDF message 0")
+    run(["chrome", "isend4.xml", "-o", prefix + ".json"])
+    flows = [e for e in json.load(open(prefix + ".json"))["traceEvents"] if e["ph"] in "sf" and e["id"] == 0]
+    check([(e["ph"], e["pid"], e["ts"]) for e in flows] == [("s", 0, 15.399), ("f", 1, 640.849)],
+          f"Chrome flow of message 0: {flows}")
+    out = run(["summary", "isend4.xml"]).stdout
+    # Back from rank 1's end (645.349 us): its waitall waited for message 0,
+    # which entered the network at 15.399 us on rank 0, whose waitall
+    # waited (rendezvous) for rank 1's irecv, posted at 9.999 us.
+    check("through 2 waited messages; 0.000014499 s on processes, 0.000630850 s of messages in flight"
+          in out, "critical path: " + out[-400:])
+    p = run(["plot", "isend4.xml", "--kind", "ba", "-o", prefix + ".png", "--stats"])
+    check("stage 1 of 1; 2 BA values shown" in p.stderr, p.stderr)
+    p = run(["plot", "isend4.xml", "-o", prefix + ".png", "--stats"])
+    check("2 messages drawn" in p.stderr, p.stderr)
+
+
+@test
+def collectives_marked(tmp):
+    """collective calls: Paraver's collective events and state, SDDF and Chrome records (colls4)"""
+    prefix = os.path.join(tmp, "c")
+    run(["paraver", "colls4.xml", "-o", prefix])
+    prv = open(prefix + ".prv").read()
+    # rank 2 (task 3): bcast from rank 1 at 9.999 us (MPI_Bcast 7, 1000 B,
+    # the world), then reduce to itself (MPI_Reduce 9, root: 1)
+    check(re.search(r"^2:3:1:3:1:9999:18000001:0:50000002:7:50100001:1000:50100002:1000:50100004:1$",
+                    prv, re.M), "rank 2's bcast entry")
+    check(re.search(r"^2:3:1:3:1:30749:50000002:9:50100001:1600:50100002:1600:50100003:1:50100004:1$",
+                    prv, re.M), "rank 2's reduce entry, as its root")
+    check(re.search(r"^2:3:1:3:1:68332:50000002:10:50100001:800:50100002:800:50100004:2$", prv, re.M),
+          "rank 2's allreduce on communicator 2 (pairs)")
+    check(re.search(r"^2:3:1:3:1:103665:50000002:0$", prv, re.M), "rank 2 leaves the barrier")
+    # Group Communication covers the reduce's combine step (50.749-51.416 us)
+    check(re.search(r"^1:3:1:3:1:50749:51416:13$", prv, re.M), "combine step inside the reduce")
+    check(not re.search(r"^2:3:1:3:1:\d+:50000001:", prv, re.M), "point-to-point calls inside collectives")
+    pcf = open(prefix + ".pcf").read()
+    check("13   Group Communication" in pcf and "10  MPI_Allreduce" in pcf, "collectives in the .pcf")
+    run(["sddf", "colls4.xml", "-o", prefix + ".sddf"])
+    sddf = open(prefix + ".sddf").read()
+    check('"PTI Collective" { 0.000030749, 0.000037583, 2, [7] { "reduce" }, 0, 2, 1600.0 };;' in sddf,
+          "SDDF reduce on rank 2")
+    run(["chrome", "colls4.xml", "-o", prefix + ".json"])
+    coll = [e for e in json.load(open(prefix + ".json"))["traceEvents"] if e.get("cat") == "collective"]
+    check(len(coll) == 16 and {e["name"] for e in coll} == {"bcast", "reduce", "allreduce", "barrier"},
+          f"Chrome collective slices: {coll[:3]}")
+    out = run(["summary", "colls4.xml"]).stdout
+    check("collectives: 16 calls on the processes" in out, out)
+
+
+@test
+def live_samples(tmp):
+    """the samples isend4 and colls4 are what ptieval writes for workloads/ today"""
+    ptieval, root = os.environ.get("PTIEVAL"), os.environ.get("PTI_SOURCE_ROOT")
+    if not ptieval or not root:
+        return "skip PTIEVAL or PTI_SOURCE_ROOT not set"
+    for name, extra in (("isend4", []), ("colls4", ["--use-model", "myrinet=net-simple"])):
+        out = os.path.join(tmp, name + ".xml")
+        p = subprocess.run([ptieval, os.path.join("configs", "pc_cluster.xml"),
+                            os.path.join("tests", "ptitrace", "workloads", name + ".xml"), "-o", out]
+                           + extra, cwd=root, capture_output=True, text=True)
+        check(p.returncode == 0, p.stderr)
+        check(open(out, "rb").read() == open(os.path.join(SAMPLES, name + ".xml"), "rb").read(),
+              f"ptieval writes {name}.xml differently from samples/{name}.xml")
+
+
+@test
+def sddf_model_named_pti(tmp):
+    """SDDF: record types of a model named PTI get names of their own, no endless loop"""
+    text = open(os.path.join(SAMPLES, "contention.xml")).read()
+    for model, name, want in (("PTI", "ba", '"PTI ba"'), ("PTI", "Message", '"PTI Message (2)"')):
+        t = text.replace('<record model="net-contention" ns="urn:pti:model:net-contention" name="ba"',
+                         f'<record model="{model}" ns="urn:pti:model:net-contention" name="ba"')
+        if name != "ba":
+            t = t.replace('name="ba"', f'name="{name}"', 1).replace("<nc:ba ", f"<nc:{name} ")
+        path = variant(tmp, f"pti-{name}.xml", t)
+        try:
+            p = subprocess.run([PTITRACE, "sddf", path, "-o", path + ".sddf"], env=ENV,
+                               capture_output=True, text=True, timeout=20)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"ptitrace sddf loops on a model named {model} declaring {name}")
+        check(p.returncode == 0, p.stderr)
+        sddf = open(path + ".sddf").read()
+        check(f"\n{want} {{" in sddf and sddf.count('"PTI Message" {\n') == 1, f"descriptor {want}")
+        checker("check-sddf.py", path + ".sddf", path)
+
+
+@test
+def diff_rounding(tmp):
+    """diff: no difference from rounding where the engine's totals are equal"""
+    text = open(os.path.join(SAMPLES, "pingpong.xml")).read()
+    head, tail = text[:text.index("<events>")], text[text.index("<summary"):]
+    # One rank: compute 1.4 ns, a waitall of 1.5 ns, compute 1.2 ns (A), or
+    # 1.6, 1.5, 1.0 ns (B): the same 2.6 ns of compute (the summary says 3),
+    # rounded events 1 + 1 = 2 ns in A and 2 + 1 = 3 ns in B.
+    def trace(times):
+        t = [f"0.00000000{x}" for x in times]
+        ev = (f'<event kind="compute" start="{t[0]}" end="{t[1]}" device="cpu" model="cpu-clc"/>'
+              f'<event kind="waitall" start="{t[1]}" end="{t[2]}" device="mpi" model="net-simple" '
+              f'wait="0.000000000"/>'
+              f'<event kind="compute" start="{t[2]}" end="{t[3]}" device="cpu" model="cpu-clc"/>')
+        summary = ('<summary predicted_time="0.000000004" events="3"><process rank="0" '
+                   'end="0.000000004" compute="0.000000003" comm="0.000000002" wait="0.000000000" '
+                   'events="3"/></summary></trace>\n')
+        return (head.replace('<processes count="2">', '<processes count="1">')
+                .replace('      <process rank="1" processor="pc_node[2] cpu 0"/>\n', "")
+                + f'<events><process rank="0">{ev}</process></events>' + summary)
+    a = variant(tmp, "a.xml", trace([0, 1, 3, 4]))
+    b = variant(tmp, "b.xml", trace([0, 2, 3, 4]))
+    out = run(["diff", a, b]).stdout
+    rows = {l[:18].strip(): l[18:].split() for l in out.splitlines() if l[:2] in ("co", "  ", "wa")}
+    check(rows["compute (all)"] == ["0.000000003", "0.000000003", "+0.000000000", "+0.00%"],
+          f"compute: {rows.get('compute (all)')}\n{out}")
+    check(rows["complete (all)"] == ["0.000000002", "0.000000001", "+0.000000000", "+0.00%"],
+          f"complete (rounding): {rows.get('complete (all)')}\n{out}")
+    check("-0.000000001" not in out and "+0.000000001" not in out, "a rounding difference shows:\n" + out)
 
 
 @test
@@ -280,10 +424,23 @@ def live_repetition(tmp):
     m = re.search(r'<summary predicted_time="[0-9.]+" events="([0-9]+)" derived="([0-9]+)"', text)
     check(m is not None and int(m.group(2)) > 0, "the summary has no derived count")
     check(text.count("<event ") == int(m.group(1)) - int(m.group(2)), "events - derived != written")
+    # One derived span per rank, its events the summary's derived count.
+    spans = re.findall(r'<derived start="([0-9.]+)" end="([0-9.]+)" repetitions="(\d+)" events="(\d+)"',
+                       text)
+    check(len(spans) == 4 and sum(int(s[3]) for s in spans) == int(m.group(2)), f"derived spans {spans}")
     run(["paraver", trace, "-o", os.path.join(tmp, "rep")], cwd=tmp)
-    checker("check-paraver.py", os.path.join(tmp, "rep"), trace)
+    checker("check-paraver.py", os.path.join(tmp, "rep"), trace)   # Derived state = the spans
+    pcf = open(os.path.join(tmp, "rep.pcf")).read()
+    check("100  Derived (analytical repetition)" in pcf, "the Derived state in the .pcf")
+    run(["sddf", trace, "-o", os.path.join(tmp, "rep.sddf")], cwd=tmp)
+    checker("check-sddf.py", os.path.join(tmp, "rep.sddf"), trace)
+    check(open(os.path.join(tmp, "rep.sddf")).read().count('"PTI Derived" { ') == 4, "SDDF derived")
+    run(["chrome", trace, "-o", os.path.join(tmp, "rep.json")], cwd=tmp)
+    check_chrome(json.load(open(os.path.join(tmp, "rep.json"))), trace)
     out = run(["summary", trace], cwd=tmp).stdout
     check("processes on the critical path:" in out, "summary")
+    check(f"events in the trace and {m.group(2)} derived" in out and "derived: analytical repetition"
+          in out, "summary of a repetition trace: " + out[:900])
 
 
 # --------------------------------------------------------------------------
@@ -489,8 +646,38 @@ def invalid(tmp):
          line_of(text, 'peer="0" tag="1" bytes="1024" msg="0"'), "disagree on the tag"),
         ("doctype", text.replace("<trace ", '<!DOCTYPE trace [<!ENTITY a "b">]>\n<trace ', 1),
          line_of(text, "<trace "), "DOCTYPE declaration is not allowed"),
-        ("version", text.replace('version="1"', 'version="2"', 1), line_of(text, "<trace "),
-         'version "2"'),
+        ("version", text.replace('version="2"', 'version="3"', 1), line_of(text, "<trace "),
+         'version "3"'),
+        ("version1", text.replace('<trace xmlns="urn:pti:trace:2" version="2">',
+                                  '<trace xmlns="urn:pti:trace:1" version="1">'),
+         line_of(text, "<trace "),
+         r"trace format version 1 \(urn:pti:trace:1\) is not one this reader knows \(2, "
+         r"urn:pti:trace:2\): version 1 traces .* cannot be read; run ptieval again"),
+        ("not-posted", text.replace('<request id="1" kind="irecv"', '<request id="7" kind="irecv"'),
+         line_of(text, '<request id="1" kind="irecv"'),
+         "rank 1: request 7 is not one this rank posted and has not completed yet"),
+        ("request-peer", text.replace('kind="irecv" peer="1" tag="3"', 'kind="irecv" peer="2" tag="3"'),
+         line_of(text, 'kind="irecv" peer="1" tag="3"'),
+         r"rank 0: request 0 disagrees with the irecv that posted it \(line %d\) on the peer"
+         % line_of(text, 'request="0" peer="1" tag="3"')),
+        ("never-waited", text.replace(
+            '        <request id="1" kind="isend" peer="1" tag="2" bytes="4096" msg="2" protocol="eager"'
+            ' posted="0.000302000" injected="0.000304000" left="0.000304000"/>\n', ""),
+         line_of(text, 'request="1" peer="1" tag="2"'),
+         r"rank 0: request 1 \(isend\) is never completed by a wait"),
+        ("arrived-late", text.replace('injected="0.000304000" arrived="0.000325000"',
+                                      'injected="0.000304000" arrived="0.000331000"'),
+         line_of(text, 'injected="0.000304000" arrived="0.000325000"'),
+         "arrived 0.000331000 s is after the end of the event that completed it"),
+        ("wildcard-send", text.replace('request="0" peer="0" tag="3" bytes="2048" msg="3"',
+                                       'request="0" peer="any" tag="3" bytes="2048" msg="3"'),
+         line_of(text, 'request="0" peer="0" tag="3" bytes="2048" msg="3"'),
+         'only an irecv may ask for any'),
+        ("injected", text.replace(
+            'msg="3" protocol="rendezvous" posted="0.000300000" injected="0.000335000" arrived',
+            'msg="3" protocol="rendezvous" posted="0.000300000" injected="0.000336000" arrived'),
+         line_of(text, 'msg="3" protocol="rendezvous" posted="0.000300000" injected="0.000335000" arrived'),
+         r"message 3: the two ends disagree on when the data entered the network"),
         ("not-xml", text.replace("</header>", "</headr>"), line_of(text, "</header>"),
          "malformed XML"),
     ]
@@ -547,7 +734,7 @@ def usage(tmp):
 @test
 def manpage(tmp):
     """every long option of every command's --help is in ptitrace.1"""
-    man = open(os.path.join(HERE, "..", "..", "traces", "ptitrace", "ptitrace.1")).read()
+    man = open(os.path.join(HERE, "..", "..", "cli", "ptitrace.1")).read()
     missing = set()
     for cmd in ("paraver", "sddf", "chrome", "summary", "diff", "plot"):
         check(re.search(r"^\.B ptitrace %s$" % cmd, man, re.M), f"ptitrace.1 lacks the command {cmd}")

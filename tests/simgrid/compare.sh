@@ -7,7 +7,7 @@
 # the predicted time), 77 if SimGrid or net-contention is missing (the
 # SimGrid column and the closed forms are still printed), 0 otherwise.
 #
-#   tests/simgrid/compare.sh [PTIEVAL]        default: build/ptieval
+#   tests/simgrid/compare.sh [PTIEVAL]        default: build/cli/ptieval
 #   KEEP=1 tests/simgrid/compare.sh           keep (and name) the files
 #
 # Needs g++ and libsimgrid-dev (SimGrid 3.32, pkg-config simgrid), and
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-ptieval=${1:-${PTIEVAL:-$here/../../build/ptieval}}
+ptieval=${1:-${PTIEVAL:-$here/../../build/cli/ptieval}}
 
 # ---- the parameters both sides are written from (the environment may
 # override them, e.g. LINK_LAT_NS=50 to check the hop counts) --------------

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#define NS "urn:pti:trace:1"
+#define NS PTI_TRACE_NAMESPACE
 
 /* ---- fixtures ----------------------------------------------------------- */
 
@@ -123,30 +123,69 @@ compute (double start, double end, const char *rud)
                            .device = "cpu", .model = "cpu-clc", .rud = rud };
 }
 
+/* A blocking send or receive of message @msg, which @c (the caller's)
+ * completes: the data entered the network at @injected, and had left or
+ * arrived at @done. */
 static PtiTraceEvent
-message (PtiTraceKind kind, double start, double end, guint peer, gint tag, guint64 bytes,
-         guint64 msg, gboolean rendezvous, double wait)
+message (PtiTraceCompletion *c, PtiTraceKind kind, double start, double end, guint peer, gint tag,
+         guint64 bytes, guint64 msg, gboolean rendezvous, double wait, double injected, double done)
+{
+  *c = (PtiTraceCompletion) { .kind = kind, .msg = msg, .peer = peer, .tag = tag, .bytes = bytes,
+                              .rendezvous = rendezvous, .posted = start, .injected = injected,
+                              .done = done };
+  return (PtiTraceEvent) { .kind = kind, .start = start, .end = end, .device = "mpi",
+                           .model = "net-simple", .wait = wait, .done = c, .n_done = 1 };
+}
+
+/* Posting a non-blocking send or receive (@any: from any rank, any tag). */
+static PtiTraceEvent
+posting (PtiTraceKind kind, double start, double end, guint64 request, guint peer, gint tag,
+         gboolean any, guint64 bytes, guint64 msg)
 {
   return (PtiTraceEvent) { .kind = kind, .start = start, .end = end, .device = "mpi",
-                           .model = "net-simple", .peer = peer, .tag = tag, .bytes = bytes,
-                           .msg = msg, .rendezvous = rendezvous, .wait = wait };
+                           .model = "net-simple", .request = request, .peer = peer,
+                           .any_peer = any, .tag = tag, .any_tag = any, .bytes = bytes,
+                           .msg = msg };
 }
 
 /* Rank 0 computes, sends 1 KiB eagerly (msg 0) and 1 MiB by rendezvous
- * (msg 1) to rank 1, which computes and receives both. */
+ * (msg 1) to rank 1, which computes and receives both; then rank 0 isends
+ * 64 B (msg 2, its request 0) and waits for it (waitall), and rank 1
+ * receives them with an irecv from any rank of any tag and a wait. */
 static void
 write_small_events (PtiTraceWriter *w)
 {
   GError *error = NULL;
+  PtiTraceCompletion c[4];
+  const PtiTraceCompletion isent = {
+    .kind = PTI_TRACE_ISEND, .request = 0, .msg = 2, .peer = 1, .tag = 9, .bytes = 64,
+    .posted = 0.009265, .injected = 0.00927, .done = 0.00927,
+  };
+  const PtiTraceCompletion ireceived = {
+    .kind = PTI_TRACE_IRECV, .request = 0, .msg = 2, .peer = 0, .tag = 9, .bytes = 64,
+    .posted = 0.00928, .injected = 0.00927, .done = 0.009275,
+  };
+  PtiTraceEvent waitall = { .kind = PTI_TRACE_WAITALL, .start = 0.00927, .end = 0.00927,
+                            .device = "mpi", .model = "net-simple", .done = &isent, .n_done = 1 };
+  PtiTraceEvent wait = { .kind = PTI_TRACE_WAIT, .start = 0.00928, .end = 0.00929, .device = "mpi",
+                         .model = "net-simple", .done = &ireceived, .n_done = 1 };
   const PtiTraceEvent ev0[] = {
     compute (0.0, 0.0001, "init&setup"),
-    message (PTI_TRACE_SEND, 0.0001, 0.000105, 1, 7, 1024, 0, FALSE, 0.0),
-    message (PTI_TRACE_SEND, 0.000105, 0.009265, 1, 8, 1048576, 1, TRUE, 0.000115),
+    message (&c[0], PTI_TRACE_SEND, 0.0001, 0.000105, 1, 7, 1024, 0, FALSE, 0.0, 0.000105,
+             0.000105),
+    message (&c[1], PTI_TRACE_SEND, 0.000105, 0.009265, 1, 8, 1048576, 1, TRUE, 0.000115,
+             0.00022, 0.009265),
+    posting (PTI_TRACE_ISEND, 0.009265, 0.00927, 0, 1, 9, FALSE, 64, 2),
+    waitall,
   };
   const PtiTraceEvent ev1[] = {
     compute (0.0, 0.0002, "init&setup"),
-    message (PTI_TRACE_RECV, 0.0002, 0.000215, 0, 7, 1024, 0, FALSE, 0.0),
-    message (PTI_TRACE_RECV, 0.000215, 0.00928, 0, 8, 1048576, 1, TRUE, 0.009055),
+    message (&c[2], PTI_TRACE_RECV, 0.0002, 0.000215, 0, 7, 1024, 0, FALSE, 0.0, 0.000105,
+             0.00011),
+    message (&c[3], PTI_TRACE_RECV, 0.000215, 0.00928, 0, 8, 1048576, 1, TRUE, 0.009055, 0.00022,
+             0.00927),
+    posting (PTI_TRACE_IRECV, 0.00928, 0.00928, 0, 0, 0, TRUE, 1024, 0),
+    wait,
   };
   g_assert_true (pti_trace_writer_begin_process (w, 0, &error));
   for (guint i = 0; i < G_N_ELEMENTS (ev0); i++)
@@ -164,10 +203,10 @@ write_small_summary (PtiTraceWriter *w)
 {
   GError *error = NULL;
   const PtiTraceProcessSummary sum[] = {
-    { 0, 0.009265, 0.0001, 0.00905, 0.000115, 3 },
-    { 1, 0.00928, 0.0002, 0.000025, 0.009055, 3 },
+    { 0, 0.00927, 0.0001, 0.009055, 0.000115, 5 },
+    { 1, 0.00929, 0.0002, 0.000035, 0.009055, 5 },
   };
-  g_assert_true (pti_trace_writer_summary (w, 0.00928, 6, sum, G_N_ELEMENTS (sum), &error));
+  g_assert_true (pti_trace_writer_summary (w, 0.00929, 10, sum, G_N_ELEMENTS (sum), &error));
   g_assert_no_error (error);
 }
 
@@ -318,7 +357,7 @@ test_small_valid (void)
 
   Parsed p = parse (path);
   /* header */
-  assert_xp_str (&p, "/t:trace/@version", "1");
+  assert_xp_str (&p, "/t:trace/@version", PTI_TRACE_VERSION);
   assert_xp_str (&p, "/t:trace/t:header/t:generator", "pti 0.1.0");
   assert_xp_str (&p, "/t:trace/t:header/t:system/@name", "pc_cluster");
   assert_xp_str (&p, "/t:trace/t:header/t:system/@file", "configs/pc_cluster.xml");
@@ -336,8 +375,8 @@ test_small_valid (void)
   assert_xp_str (&p, "/t:trace/t:header/t:processes/t:process[2]/@processor", "pc_node[1] cpu 0");
 
   /* events */
-  g_assert_cmpfloat (xp_number (&p, "count(//t:event)"), ==, 6);
-  g_assert_cmpfloat (xp_number (&p, "count(/t:trace/t:events/t:process[@rank='0']/t:event)"), ==, 3);
+  g_assert_cmpfloat (xp_number (&p, "count(//t:event)"), ==, 10);
+  g_assert_cmpfloat (xp_number (&p, "count(/t:trace/t:events/t:process[@rank='0']/t:event)"), ==, 5);
   assert_xp_str (&p, "//t:process[@rank='0']/t:event[1]/@rud", "init&setup");
   assert_xp_str (&p, "//t:process[@rank='0']/t:event[1]/@end", "0.000100000");
   g_assert_cmpfloat (xp_number (&p, "count(//t:event[@kind='compute'][@msg or @peer or @wait])"), ==, 0);
@@ -372,14 +411,31 @@ test_small_valid (void)
   assert_xp_str (&p, "//t:event[@msg='1'][@kind='recv']/@protocol", "rendezvous");
   assert_xp_str (&p, "//t:event[@msg='1'][@kind='recv']/@wait", "0.009055000");
   assert_xp_str (&p, "//t:event[@msg='1'][@kind='send']/@bytes", "1048576");
+  /* the times of a blocking message: data in the network, left, arrived */
+  assert_xp_str (&p, "//t:event[@msg='1'][@kind='send']/@injected", "0.000220000");
+  assert_xp_str (&p, "//t:event[@msg='1'][@kind='send']/@left", "0.009265000");
+  assert_xp_str (&p, "//t:event[@msg='1'][@kind='recv']/@injected", "0.000220000");
+  assert_xp_str (&p, "//t:event[@msg='1'][@kind='recv']/@arrived", "0.009270000");
+  g_assert_cmpfloat (xp_number (&p, "count(//t:event[@kind='send'][@arrived or @posted])"), ==, 0);
+  /* non-blocking: posted as asked, completed by the wait with what it got */
+  assert_xp_str (&p, "//t:event[@kind='isend']/@request", "0");
+  assert_xp_str (&p, "//t:event[@kind='isend']/@msg", "2");
+  assert_xp_str (&p, "//t:event[@kind='irecv']/@peer", "any");
+  assert_xp_str (&p, "//t:event[@kind='irecv']/@tag", "any");
+  g_assert_cmpfloat (xp_number (&p, "count(//t:event[@kind='irecv'][@msg or @protocol])"), ==, 0);
+  assert_xp_str (&p, "//t:event[@kind='waitall']/t:request/@left", "0.009270000");
+  assert_xp_str (&p, "//t:event[@kind='wait']/t:request[@kind='irecv']/@peer", "0");
+  assert_xp_str (&p, "//t:event[@kind='wait']/t:request/@tag", "9");
+  assert_xp_str (&p, "//t:event[@kind='wait']/t:request/@arrived", "0.009275000");
+  assert_xp_str (&p, "//t:event[@kind='wait']/t:request/@posted", "0.009280000");
 
   /* summary */
-  assert_xp_str (&p, "/t:trace/t:summary/@predicted_time", "0.009280000");
-  assert_xp_str (&p, "/t:trace/t:summary/@events", "6");
-  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='1']/@end", "0.009280000");
-  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='1']/@comm", "0.000025000");
+  assert_xp_str (&p, "/t:trace/t:summary/@predicted_time", "0.009290000");
+  assert_xp_str (&p, "/t:trace/t:summary/@events", "10");
+  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='1']/@end", "0.009290000");
+  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='1']/@comm", "0.000035000");
   assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='0']/@wait", "0.000115000");
-  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='0']/@events", "3");
+  assert_xp_str (&p, "/t:trace/t:summary/t:process[@rank='0']/@events", "5");
   parsed_free (&p);
   rm_dir (dir);
 }
@@ -464,6 +520,56 @@ test_empty_group (void)
   g_assert_nonnull (strstr (text, "\n    <process rank=\"0\"/>\n    <process rank=\"1\">\n"
                                   "      <event kind=\"compute\" start=\"0.000000000\" end=\"1.000000000\""
                                   " device=\"cpu\" model=\"cpu-clc\"/>\n    </process>\n  </events>\n"));
+  rm_dir (dir);
+}
+
+/* Collective markers and derived spans: their exact lines, valid. */
+static void
+test_markers (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *path = g_build_filename (dir, "markers.xml", NULL);
+  GError *error = NULL;
+  g_autoptr (PtiTraceWriter) w = pti_trace_writer_open (path, &error);
+  g_assert_true (pti_trace_writer_header (w, &small_header, &error));
+  g_assert_true (pti_trace_writer_begin_process (w, 1, &error));
+  PtiTraceCollective c = { TRUE, PTI_TRACE_REDUCE, 2, 0, 800, 0.5 };
+  g_assert_true (pti_trace_writer_collective (w, &c, &error));
+  PtiTraceEvent e = compute (0.5, 0.75, "combine");
+  g_assert_true (pti_trace_writer_event (w, &e, &error));
+  c.begin = FALSE;
+  c.time = 0.75;
+  g_assert_true (pti_trace_writer_collective (w, &c, &error));
+  PtiTraceCollective b = { TRUE, PTI_TRACE_BARRIER, 0, 7, 0, 0.75 };  /* no root written */
+  g_assert_true (pti_trace_writer_collective (w, &b, &error));
+  b.begin = FALSE;
+  g_assert_true (pti_trace_writer_collective (w, &b, &error));
+  PtiTraceDerived d = { 0.75, 2.75, 8, 24, 1.5, 0.25, 0.25 };
+  g_assert_true (pti_trace_writer_derived (w, &d, &error));
+  g_assert_true (pti_trace_writer_end_process (w, &error));
+  g_assert_true (pti_trace_writer_summary (w, 2.75, 25, NULL, 0, &error));
+  g_assert_true (pti_trace_writer_commit (w, &error));
+  g_assert_no_error (error);
+  assert_valid_file (path);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  const char *want =
+    "\n    <process rank=\"1\">"
+    "\n      <collective phase=\"begin\" call=\"reduce\" comm=\"2\" root=\"0\" bytes=\"800\""
+    " time=\"0.500000000\"/>"
+    "\n      <event kind=\"compute\" start=\"0.500000000\" end=\"0.750000000\" device=\"cpu\""
+    " model=\"cpu-clc\" rud=\"combine\"/>"
+    "\n      <collective phase=\"end\" call=\"reduce\" comm=\"2\" root=\"0\" bytes=\"800\""
+    " time=\"0.750000000\"/>"
+    "\n      <collective phase=\"begin\" call=\"barrier\" comm=\"0\" bytes=\"0\""
+    " time=\"0.750000000\"/>"
+    "\n      <collective phase=\"end\" call=\"barrier\" comm=\"0\" bytes=\"0\""
+    " time=\"0.750000000\"/>"
+    "\n      <derived start=\"0.750000000\" end=\"2.750000000\" repetitions=\"8\" events=\"24\""
+    " compute=\"1.500000000\" comm=\"0.250000000\" wait=\"0.250000000\"/>"
+    "\n    </process>\n";
+  if (strstr (text, want) == NULL)
+    g_error ("markers written as:\n%s", text);
   rm_dir (dir);
 }
 
@@ -610,7 +716,7 @@ test_strings (void)
 /* ---- tests: the schema on hand-written documents ------------------------ */
 
 static const char doc_head[] =
-  "<trace xmlns='urn:pti:trace:1' version='1'><header><generator>pti 0.1.0</generator>"
+  "<trace xmlns='urn:pti:trace:2' version='2'><header><generator>pti 0.1.0</generator>"
   "<system name='s' file='s.xml'/><workload name='w'/><parameters/><models/>"
   "<records><record model='net-contention' ns='urn:pti:model:net-contention' name='ba'"
   " fields='time msg bytes_per_s' description='d'/></records>"
@@ -642,7 +748,21 @@ test_schema_accepts (void)
     /* a message with all its attributes, foreign attribute on an event */
     "<events><process rank='0'><event kind='send' start='0.000000000' end='0.000001000'"
     " device='mpi' model='net-simple' peer='1' tag='-3' bytes='18446744073709551615' msg='9'"
-    " protocol='rendezvous' wait='0.000000500' xmlns:x='urn:x' x:note='y'/></process></events>",
+    " protocol='rendezvous' wait='0.000000500' injected='0.000000500' left='0.000001000'"
+    " xmlns:x='urn:x' x:note='y'/></process></events>",
+    /* non-blocking: posted with wildcards, completed by a waitall; a
+     * collective's markers; a derived span */
+    "<events><process rank='1'>"
+    "<collective phase='begin' call='bcast' comm='0' root='0' bytes='8' time='0.000000000'/>"
+    "<event kind='irecv' start='0.000000000' end='0.000000000' device='mpi' model='net-simple'"
+    " request='4' peer='any' tag='any' bytes='8'/>"
+    "<event kind='waitall' start='0.000000000' end='0.000002000' device='mpi' model='net-simple'"
+    " wait='0.000001000'><request id='4' kind='irecv' msg='0' peer='0' tag='1' bytes='8'"
+    " protocol='eager' posted='0.000000000' injected='0.000000100' arrived='0.000001000'/></event>"
+    "<collective phase='end' call='bcast' comm='0' root='0' bytes='8' time='0.000002000'/>"
+    "<derived start='0.000002000' end='0.000010000' repetitions='4' events='12'"
+    " compute='0.000006000' comm='0.000001000' wait='0.000001000'/>"
+    "</process></events>",
     "<events/>",
   };
   for (guint i = 0; i < G_N_ELEMENTS (good); i++) {
@@ -668,8 +788,12 @@ test_schema_rejects (void)
     "<events><process rank='0'><event kind='send' start='0.000000000' end='1.000000000' device='mpi' model='net-simple' protocol='lazy'/></process></events>",
     "<events><process rank='0'><event kind='send' start='0.000000000' end='1.000000000' device='mpi' model='net-simple' bytes='-1'/></process></events>",
     "<events><process rank='-1'/></events>",
+    "<events><process rank='0'><event kind='waitall' start='0.000000000' end='1.000000000' device='mpi' model='net-simple' wait='0.000000000'><request id='1' kind='send' msg='0' peer='0' tag='1' bytes='8' protocol='eager' posted='0.000000000' injected='0.000000000' left='0.000000000'/></event></process></events>",
+    "<events><process rank='0'><event kind='irecv' start='0.000000000' end='1.000000000' device='mpi' model='net-simple' request='0' peer='all' tag='1' bytes='8'/></process></events>",
+    "<events><process rank='0'><collective phase='begin' call='allscan' comm='0' bytes='8' time='0.000000000'/></process></events>",
+    "<events><process rank='0'><derived start='0.000000000' end='1.000000000' repetitions='2'/></process></events>",
     "<events><process rank='0'><event kind='compute' start='0.000000000' end='1.000000000' device='cpu' model='cpu-clc' bogus='1'/></process></events>",
-    "<events><process rank='0'><step xmlns='urn:pti:trace:1'/></process></events>",
+    "<events><process rank='0'><step xmlns='urn:pti:trace:2'/></process></events>",
     "<events><process rank='0'><nons/></process></events>",
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
@@ -884,7 +1008,9 @@ test_disk_full (void)
     gboolean ok = TRUE;
     guint i;
     for (i = 0; ok && i < 100000; i++) {
-      PtiTraceEvent e = message (PTI_TRACE_SEND, i, i + 0.5, 1, 0, 8, i, FALSE, 0);
+      PtiTraceCompletion c;
+      PtiTraceEvent e = message (&c, PTI_TRACE_SEND, i, i + 0.5, 1, 0, 8, i, FALSE, 0, i + 0.5,
+                                 i + 0.5);
       ok = pti_trace_writer_event (w, &e, &error);
     }
     g_assert_false (ok);
@@ -971,7 +1097,8 @@ test_time_range (void)
   g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, path));
   g_clear_error (&error);
-  e = message (PTI_TRACE_RECV, 0, 1, 1, 0, 0, 0, FALSE, INFINITY);
+  PtiTraceCompletion c;
+  e = message (&c, PTI_TRACE_RECV, 0, 1, 1, 0, 0, 0, FALSE, INFINITY, 0, 1);
   g_test_expect_message (NULL, G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
   g_assert_false (pti_trace_writer_event (w, &e, &error));
   g_test_assert_expected_messages ();
@@ -1051,13 +1178,15 @@ test_perf_stream (void)
     double t = 0;
     for (guint i = 0; i < per_rank; i++) {
       PtiTraceEvent e;
+      PtiTraceCompletion c;
       if (i % 2 == 0) {
         e = compute (t, t + 1.234567e-4, "sweep_block");
       } else {
         gboolean send = (i / 2 + r) % 2 == 0;
-        e = message (send ? PTI_TRACE_SEND : PTI_TRACE_RECV, t, t + 3.3e-5,
+        e = message (&c, send ? PTI_TRACE_SEND : PTI_TRACE_RECV, t, t + 3.3e-5,
                      send ? (r + 1) % n_ranks : (r + n_ranks - 1) % n_ranks, 17, 4096,
-                     (guint64) r * per_rank + i, FALSE, send ? 0.0 : 1.1e-5);
+                     (guint64) r * per_rank + i, FALSE, send ? 0.0 : 1.1e-5, t + 3.3e-5,
+                     t + 3.3e-5);
       }
       t = e.end;
       g_assert_true (pti_trace_writer_event (w, &e, &error));
@@ -1111,6 +1240,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-writer/times", test_times);
   g_test_add_func ("/trace-writer/locale", test_locale);
   g_test_add_func ("/trace-writer/strings", test_strings);
+  g_test_add_func ("/trace-writer/markers", test_markers);
   g_test_add_func ("/trace-writer/schema/accepts", test_schema_accepts);
   g_test_add_func ("/trace-writer/schema/rejects", test_schema_rejects);
   g_test_add_func ("/trace-writer/file/temp-then-commit", test_temp_then_commit);

@@ -172,7 +172,7 @@ def run(readme, source_root, build_root, sanitize, work):
             f.write('#!/bin/sh\nexec %s -fsanitize=%s -fno-omit-frame-pointer "$@"\n'
                     % (real_cc, sanitize))
         os.chmod(wrapper, 0o755)
-    env['PATH'] = bindir + os.pathsep + build_root + os.pathsep + env.get('PATH', '')
+    env['PATH'] = os.pathsep.join([bindir, os.path.join(build_root, 'cli'), env.get('PATH', '')])
     env['PKG_CONFIG_PATH'] = os.path.join(build_root, 'meson-uninstalled')
     env.pop('PKG_CONFIG_DISABLE_UNINSTALLED', None)
     env['LD_LIBRARY_PATH'] = os.pathsep.join(

@@ -68,6 +68,21 @@ build_file (const char *name, const char *const *overrides)
   return ctx;
 }
 
+/* sendrecv, ssend, issend, probe and "null" peers (data/p2p.xml has the
+ * derivation). */
+static void
+test_p2p (void)
+{
+  g_autoptr (PtiContext) ctx = build_file ("p2p.xml", NULL);
+  assert_time (result (ctx, 0).end, 57 * US);
+  assert_time (result (ctx, 1).end, 70 * US);
+  assert_time (result (ctx, 2).end, 2 * US);
+  assert_time (result (ctx, 3).end, 27 * US);
+  g_assert_cmpuint (result (ctx, 0).events, ==, 4);   /* irecv, isend, waitall, ssend */
+  g_assert_cmpuint (result (ctx, 2).events, ==, 1);   /* the send; null peers make nothing */
+  g_assert_cmpuint (result (ctx, 3).events, ==, 3);   /* probe, compute, recv */
+}
+
 /* Non-blocking halo exchange (data/nonblocking.xml has the derivation):
  * every rank ends at 28 us, having waited 22 - 8 = 14 us; 7 events each
  * (2 irecv, 2 isend, 1 compute, wait, waitall). */
@@ -109,10 +124,16 @@ test_repeat_and_evaluate (void)
       assert_time (result (b, r).wait, result (a, r).wait);
       assert_time (result (c, r).wait, result (a, r).wait);
     }
+  /* Derived only from a state proven periodic: here the ring with unequal
+   * work repeats itself every 4 repetitions once the first few have set
+   * the ranks' offsets, and the last repetition is evaluated, not derived
+   * (its end meets the bcast after the block). */
   guint64 evaluated, extrapolated;
   pti_wsl_repetition_figures (b, &evaluated, &extrapolated);
+  g_test_message ("repetitions: %" G_GUINT64_FORMAT " evaluated, %" G_GUINT64_FORMAT
+                  " derived", evaluated, extrapolated);
   g_assert_cmpuint (evaluated + extrapolated, ==, 30);
-  g_assert_cmpuint (extrapolated, >=, 25);
+  g_assert_cmpuint (extrapolated, >=, 20);
 }
 
 static PtiContext *
@@ -327,15 +348,17 @@ test_sweep3d_example (void)
 
 /* ---- errors ------------------------------------------------------------- */
 
-/* Builds data/@name and checks the error: its message must start with the
- * file's path and a colon and contain each fragment (NULL-terminated). */
+/* Loads and evaluates data/@name (a workload file runs rank by rank as
+ * the evaluation asks, so some mistakes appear only then) and checks the
+ * error: its message must start with the file's path and a colon and
+ * contain each fragment (NULL-terminated). */
 static void
 expect_error (const char *name, gint code, ...)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (PtiContext) ctx = context_new ();
   g_autofree char *path = data_file (name);
-  gboolean ok = pti_workload_file_build (ctx, path, &error);
+  gboolean ok = pti_workload_file_build (ctx, path, &error) && pti_evaluate (ctx, &error);
   g_assert_false (ok);
   g_assert_error (error, PTI_ERROR, code);
   g_test_message ("%s: %s", name, error->message);
@@ -384,6 +407,46 @@ test_error_rud (void)
   /* a RUD parameter the program never binds, named when the RUD is used */
   expect_error ("err-rud-param.xml", PTI_ERROR_INVALID, "err-rud-param.xml:8: <use>: ",
                 "rank 0", "len", NULL);
+}
+
+/* A RUD given as text names its first mistake: the paper's CPU RUD as
+ * printed, with typographic quotes, fails on line 2 at the first quote
+ * (libxml2's last error is "Extra content at the end of the document"). */
+static void
+test_error_rud_text (void)
+{
+  static const char paper_rud[] =
+    "<!-- RUD for CPU model -->\n"
+    "<rud device=\u201dCPU\u201d>\n"
+    "\n"
+    "<loop iter=\u201dMY_SIZE\u201d type=\u201dclc\u201d\n"
+    "\n"
+    "   of=\u201dLFOR,CMLL,INLL\u201d>\n"
+    "\n"
+    "   <compute type=\u201dclc\u201d of=\u201d2*CMLL,ANDL\u201d>\n"
+    "\n"
+    "   <case type=\u201dclc\u201d of=\u201dIFBR\u201d>\n"
+    "\n"
+    "   <branch exprob=\u201d0.9\u201d>\n"
+    "\n"
+    "     <compute type=\u201dclc\u201d of=\u201dARF1,\\\n"
+    "\n"
+    "        3*ARF2,DFSL,2*TFSL,MFSL,AFSL\u201d>\n"
+    "\n"
+    "   </branch>\n"
+    "\n"
+    "   </case>\n"
+    "\n"
+    "</loop>\n"
+    "\n"
+    "</rud>\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiContext) ctx = context_new ();
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "adi", paper_rud, &error);
+  g_assert_null (rud);
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==,
+                   "rud:adi:2: malformed XML: AttValue: \" or ' expected");
 }
 
 static void
@@ -445,10 +508,210 @@ test_error_missing_file (void)
   g_assert_nonnull (strstr (error->message, "no-such-workload.xml"));
 }
 
+/* Phases and assertions (data/assertions.xml has the derivation). */
+static void
+test_assertions (void)
+{
+  g_autoptr (PtiContext) ctx = context_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = data_file ("assertions.xml");
+  g_assert_true (pti_workload_file_build (ctx, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (pti_evaluate (ctx, &error));   /* a failed assertion is not an error */
+  g_assert_no_error (error);
+  assert_time (pti_result_time (ctx), 180 * US);
+
+  g_assert_cmpuint (pti_result_n_phases (ctx), ==, 2);
+  g_assert_cmpstr (pti_result_phase_name (ctx, 0), ==, "setup");
+  g_assert_cmpstr (pti_result_phase_name (ctx, 1), ==, "exchange");
+  PtiPhaseResult p;
+  g_assert_true (pti_result_phase (ctx, 0, 1, &p));
+  assert_time (p.time, 30 * US);
+  assert_time (p.compute, 30 * US);
+  g_assert_cmpuint (p.messages, ==, 0);
+  g_assert_true (pti_result_phase (ctx, 1, 0, &p));
+  assert_time (p.time, 150 * US);
+  assert_time (p.comm, 15 * US);
+  assert_time (p.wait, 135 * US);
+  g_assert_cmpuint (p.messages, ==, 3);
+  g_assert_cmpuint (p.bytes, ==, 3000);
+  g_assert_cmpuint (p.entries, ==, 1);
+  g_assert_true (pti_result_phase (ctx, 1, 1, &p));
+  assert_time (p.time, 127 * US);
+  assert_time (p.wait, 112 * US);
+  g_assert_false (pti_result_phase (ctx, 2, 0, &p));
+  g_assert_false (pti_result_phase (ctx, 0, 2, &p));
+
+  static const struct { const char *name; gboolean passed; const char *first; double value; }
+  want[] = {
+    { "fast_enough", TRUE, "time", 180 * US },
+    { "exchange_bound", TRUE, "exchange_time", 150 * US },
+    { "efficient", FALSE, "efficiency", 60.0 / 360.0 },
+    { "comm_share", TRUE, "comm_sum", 30 * US },
+    { "traffic", TRUE, "exchange_messages", 6 },
+  };
+  g_assert_cmpuint (pti_result_n_assertions (ctx), ==, G_N_ELEMENTS (want));
+  g_assert_cmpuint (pti_result_assertions_failed (ctx), ==, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      PtiAssertionResult a;
+      g_assert_true (pti_result_assertion (ctx, i, &a));
+      g_assert_cmpstr (a.name, ==, want[i].name);
+      g_assert_cmpint (a.passed, ==, want[i].passed);
+      g_assert_cmpstr (a.value_names[0], ==, want[i].first);
+      assert_time (a.values[0], want[i].value);
+      g_assert_true (g_str_has_suffix (a.origin, "assertions.xml:37") == (i == 0));
+    }
+  PtiAssertionResult traffic;
+  g_assert_true (pti_result_assertion (ctx, 4, &traffic));
+  g_assert_cmpuint (traffic.n_values, ==, 4);
+  g_assert_cmpstr (traffic.value_names[3], ==, "size");   /* a parameter */
+  g_assert_cmpfloat (traffic.values[3], ==, 1000);
+  g_assert_false (pti_result_assertion (ctx, 5, &traffic));
+}
+
+/* A phase inside <repeat>, its repetitions derived, has the figures of the
+ * same phase in a <for>: 40 entries, 40 x 50 us (data/assertions-repeat.xml). */
+static void
+test_assertions_repeat (void)
+{
+  static const char *const plain[] = { "mode", "0", NULL };
+  static const char *const repeat[] = { "mode", "1", NULL };
+  g_autoptr (PtiContext) a = build_file ("assertions-repeat.xml", plain);
+  g_autoptr (PtiContext) b = build_file ("assertions-repeat.xml", repeat);
+  guint64 evaluated, derived;
+  pti_wsl_repetition_figures (b, &evaluated, &derived);
+  g_assert_cmpuint (derived, >, 0);
+  for (guint r = 0; r < 2; r++)
+    {
+      PtiPhaseResult pa, pb;
+      g_assert_true (pti_result_phase (a, 0, r, &pa));
+      g_assert_true (pti_result_phase (b, 0, r, &pb));
+      g_assert_cmpuint (pa.entries, ==, 40);
+      g_assert_cmpuint (pb.entries, ==, 40);
+      g_assert_cmpuint (pb.messages, ==, 40);
+      g_assert_cmpuint (pb.bytes, ==, 40000);
+      assert_time (pb.time, pa.time);
+      assert_time (pb.wait, pa.wait);
+      assert_time (pb.comm, pa.comm);
+    }
+  PtiPhaseResult p;
+  g_assert_true (pti_result_phase (b, 0, 0, &p));
+  assert_time (p.time, 40 * 50 * US);
+  g_assert_cmpuint (pti_result_assertions_failed (a), ==, 0);
+  g_assert_cmpuint (pti_result_assertions_failed (b), ==, 0);
+}
+
+/* A two-rank context on data/system.xml with a phase "solve" on both ranks
+ * (rank 0 computes 30 us in it) and a parameter `size`. */
+static PtiContext *
+phased_context (void)
+{
+  g_autoptr (GError) error = NULL;
+  PtiContext *ctx = context_new ();
+  g_assert_true (pti_context_set_processes (ctx, 2, &error));
+  g_assert_true (pti_context_declare_param (ctx, "size", 8, &error));
+  g_assert_no_error (error);
+  g_autoptr (PtiRud) rud = pti_rud_new (ctx, "work",
+      "<rud device=\"cpu\"><loop iter=\"10\" type=\"clc\" of=\"LFOR\">"
+      "<compute type=\"clc\" of=\"MFDL\"/></loop></rud>", &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < 2; r++)
+    {
+      g_assert_true (pti_phase_begin (ctx, r, "solve", &error));
+      if (r == 0)
+        g_assert_true (pti_use (ctx, r, rud, &error));
+      g_assert_true (pti_phase_end (ctx, r, "solve", &error));
+      g_assert_no_error (error);
+    }
+  return ctx;
+}
+
+/* Evaluates @ctx with one assertion, expecting the evaluation to fail with
+ * a message containing each of @parts. */
+static void
+assert_check_fails (const char *test, const char *const *parts)
+{
+  g_autoptr (PtiContext) ctx = phased_context ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_assert (ctx, "the-check", test, &error));
+  g_assert_no_error (error);
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  for (; *parts; parts++)
+    if (strstr (error->message, *parts) == NULL)
+      g_error ("'%s' not in: %s", *parts, error->message);
+}
+
+static void
+test_assertions_errors (void)
+{
+  /* Names resolve after the evaluation: typos, ambiguity, ranks. */
+  assert_check_fails ("solve_tiem < 1", (const char *const[]) {
+      "assertion 'the-check'", "unknown name 'solve_tiem'", "(solve)", NULL });
+  assert_check_fails ("wait_rank2 < 1", (const char *const[]) {
+      "'wait_rank2' names rank 2, but there are 2 ranks", NULL });
+  {
+    g_autoptr (PtiContext) ctx = phased_context ();
+    g_autoptr (GError) error = NULL;
+    pti_context_set_param (ctx, "messages", 3, NULL);
+    g_assert_true (pti_assert (ctx, "m", "messages > 0", &error));
+    g_assert_false (pti_evaluate (ctx, &error));
+    g_assert_nonnull (strstr (error->message, "'messages' is ambiguous: it could be a metric of "
+                                              "the whole run and a parameter"));
+  }
+  /* Checked when stated: syntax, names, duplicates, lateness. */
+  g_autoptr (PtiContext) ctx = phased_context ();
+  g_autoptr (GError) error = NULL;
+  g_assert_false (pti_assert (ctx, "bad", "solve_time <", &error));
+  g_assert_nonnull (strstr (error->message, "assertion 'bad'"));
+  g_clear_error (&error);
+  g_assert_false (pti_assert (ctx, "a,b", "1", &error));
+  g_clear_error (&error);
+  g_assert_false (pti_assert (ctx, "", "1", &error));
+  g_clear_error (&error);
+  g_assert_true (pti_assert (ctx, "ok", "abs (solve_compute_rank0 - 30e-6 * size / 8) < 1e-12 "
+                                        "&& solve_ranks == 2 && solve_compute_min == 0", &error));
+  g_assert_false (pti_assert (ctx, "ok", "1", &error));
+  g_assert_nonnull (strstr (error->message, "stated twice"));
+  g_clear_error (&error);
+  g_assert_true (pti_evaluate (ctx, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (pti_result_assertions_failed (ctx), ==, 0);
+  g_assert_false (pti_assert (ctx, "late", "1", &error));
+  g_clear_error (&error);
+}
+
+static void
+test_phase_errors (void)
+{
+  g_autoptr (PtiContext) ctx = context_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_context_set_processes (ctx, 2, &error));
+  g_assert_false (pti_phase_begin (ctx, 0, "not an identifier", &error));
+  g_assert_nonnull (strstr (error->message, "not an identifier"));
+  g_clear_error (&error);
+  g_assert_false (pti_phase_begin (ctx, 5, "p", &error));
+  g_clear_error (&error);
+  g_assert_false (pti_phase_end (ctx, 0, "never", &error));
+  g_clear_error (&error);
+  g_assert_true (pti_phase_begin (ctx, 0, "outer", &error));
+  g_assert_true (pti_phase_begin (ctx, 0, "inner", &error));
+  g_assert_false (pti_phase_end (ctx, 0, "outer", &error));
+  g_assert_nonnull (strstr (error->message, "rank 0: the end of phase 'outer' inside phase "
+                                            "'inner'"));
+  g_clear_error (&error);
+  g_assert_true (pti_phase_end (ctx, 0, "inner", &error));
+  /* "outer" stays open: the evaluation names it. */
+  g_assert_false (pti_evaluate (ctx, &error));
+  g_assert_nonnull (strstr (error->message, "rank 0: phase 'outer' is begun and never ended"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/workload/p2p", test_p2p);
   g_test_add_func ("/workload/pingpong", test_pingpong);
   g_test_add_func ("/workload/pingpong-matches-api", test_pingpong_matches_api);
   g_test_add_func ("/workload/override", test_override);
@@ -457,9 +720,14 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/repeat-and-evaluate", test_repeat_and_evaluate);
   g_test_add_func ("/workload/placement", test_placement);
   g_test_add_func ("/workload/sweep3d-example", test_sweep3d_example);
+  g_test_add_func ("/workload/assertions", test_assertions);
+  g_test_add_func ("/workload/assertions-repeat", test_assertions_repeat);
+  g_test_add_func ("/workload/error/assertions", test_assertions_errors);
+  g_test_add_func ("/workload/error/phases", test_phase_errors);
   g_test_add_func ("/workload/error/unbound", test_error_unbound);
   g_test_add_func ("/workload/error/expression", test_error_expression);
   g_test_add_func ("/workload/error/rud", test_error_rud);
+  g_test_add_func ("/workload/error/rud-text", test_error_rud_text);
   g_test_add_func ("/workload/error/schema", test_error_schema);
   g_test_add_func ("/workload/error/rank", test_error_rank);
   g_test_add_func ("/workload/error/loop", test_error_loop);

@@ -11,11 +11,12 @@
  * flow, "s" then "f" binding to the enclosing slices (flow ends must not
  * precede their starts, so both ends are needed): the ends go to the
  * external message sorter and the flows are written after the events, from
- * the middle of the send slice to the receive slice when its data arrived
- * (start + wait), or, for a non-blocking receive (whose completion the
- * trace does not tie to a wait), to wherever the receiver is when the
- * message can first be there.  Memory: the sorter's budget.  Times are
- * microseconds with three decimals (exact nanoseconds). */
+ * the physical send (the data entered the network) to the physical receive
+ * (it had arrived), the times Paraver's communication record has.  A
+ * collective call is a slice ("collective") around its messages on each
+ * rank, a span analytical repetition derived a slice "derived".  Memory:
+ * the sorter's budget.  Times are microseconds with three decimals (exact
+ * nanoseconds). */
 #include "pti-config.h"
 #include "ptitrace.h"
 
@@ -61,22 +62,30 @@ pid_tid (GString *s, guint pid)
   pt_gs_u64 (s, pid);
 }
 
+/* {"name":NAME,"cat":CAT,"ph":"X",... from @t0 to @t1, "args":{ */
+static void
+slice_open (GString *s, const char *name, const char *cat, guint rank, guint64 t0, guint64 t1)
+{
+  g_string_append (s, "{\"name\":");
+  pt_json_string (s, name);
+  g_string_append (s, ",\"cat\":");
+  pt_json_string (s, cat);
+  g_string_append (s, ",\"ph\":\"X\"");
+  pid_tid (s, rank);
+  ts_field (s, "ts", t0);
+  ts_field (s, "dur", t1 - t0);
+  g_string_append (s, ",\"args\":{");
+}
+
 static gboolean
 on_event (Chrome *c, const PtiTrItem *item, GError **error)
 {
   const PtiTrEvent *e = &item->event;
   GString *s = c->s;
-  const char *cat = e->kind == PTI_TR_COMPUTE ? "compute" : "mpi";
-  g_string_append (s, "{\"name\":");
-  pt_json_string (s, e->kind == PTI_TR_COMPUTE && e->rud ? e->rud : pti_tr_kind_name (e->kind));
-  g_string_append (s, ",\"cat\":\"");
-  g_string_append (s, cat);
-  g_string_append (s, "\",\"ph\":\"X\"");
-  pid_tid (s, e->rank);
-  ts_field (s, "ts", e->start);
-  ts_field (s, "dur", e->end - e->start);
-  g_string_append (s, ",\"args\":{\"kind\":");
-  pt_json_string (s, pti_tr_kind_name (e->kind));
+  slice_open (s, e->kind == PTI_TRACE_COMPUTE && e->rud ? e->rud : pti_trace_kind_name (e->kind),
+              e->kind == PTI_TRACE_COMPUTE ? "compute" : "mpi", e->rank, e->start, e->end);
+  g_string_append (s, "\"kind\":");
+  pt_json_string (s, pti_trace_kind_name (e->kind));
   g_string_append (s, ",\"model\":");
   pt_json_string (s, e->model);
   g_string_append (s, ",\"device\":");
@@ -85,18 +94,59 @@ on_event (Chrome *c, const PtiTrItem *item, GError **error)
     g_string_append (s, ",\"rud\":");
     pt_json_string (s, e->rud);
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
+  if (PTI_TRACE_KIND_IS_POSTING (e->kind)) {
+    g_string_append (s, ",\"request\":");
+    pt_gs_u64 (s, e->request);
     g_string_append (s, ",\"peer\":");
-    pt_gs_u64 (s, e->peer);
+    if (e->any_peer)
+      g_string_append (s, "\"any\"");
+    else
+      pt_gs_u64 (s, e->peer);
     g_string_append (s, ",\"tag\":");
-    pt_gs_i64 (s, e->tag);
+    if (e->any_tag)
+      g_string_append (s, "\"any\"");
+    else
+      pt_gs_i64 (s, e->tag);
     g_string_append (s, ",\"bytes\":");
     pt_gs_u64 (s, e->bytes);
-    g_string_append (s, ",\"msg\":");
-    pt_gs_u64 (s, e->msg);
-    g_string_append (s, e->rendezvous ? ",\"protocol\":\"rendezvous\"" : ",\"protocol\":\"eager\"");
+    if (e->kind == PTI_TRACE_ISEND) {
+      g_string_append (s, ",\"msg\":");
+      pt_gs_u64 (s, e->msg);
+    }
   }
-  if (e->kind != PTI_TR_COMPUTE) {
+  /* What a blocking event's message or a wait's requests turned out to be. */
+  if (e->n_done > 0)
+    g_string_append (s, PTI_TRACE_KIND_IS_WAIT (e->kind) ? ",\"completed\":[" : ",\"message\":");
+  for (guint i = 0; i < e->n_done; i++) {
+    const PtiTrCompletion *d = &e->done[i];
+    g_string_append (s, i > 0 ? ",{" : "{");
+    if (PTI_TRACE_KIND_IS_POSTING (d->kind)) {
+      g_string_append (s, "\"request\":");
+      pt_gs_u64 (s, d->request);
+      g_string_append (s, ",\"kind\":");
+      pt_json_string (s, pti_trace_kind_name (d->kind));
+      g_string_append_c (s, ',');
+    }
+    g_string_append (s, "\"msg\":");
+    pt_gs_u64 (s, d->msg);
+    g_string_append (s, ",\"peer\":");
+    pt_gs_u64 (s, d->peer);
+    g_string_append (s, ",\"tag\":");
+    pt_gs_i64 (s, d->tag);
+    g_string_append (s, ",\"bytes\":");
+    pt_gs_u64 (s, d->bytes);
+    g_string_append (s, d->rendezvous ? ",\"protocol\":\"rendezvous\"" : ",\"protocol\":\"eager\"");
+    g_string_append (s, ",\"posted_s\":");
+    pt_gs_seconds (s, d->posted);
+    g_string_append (s, ",\"injected_s\":");
+    pt_gs_seconds (s, d->injected);
+    g_string_append (s, PTI_TRACE_KIND_IS_SENDER (d->kind) ? ",\"left_s\":" : ",\"arrived_s\":");
+    pt_gs_seconds (s, d->done);
+    g_string_append_c (s, '}');
+  }
+  if (PTI_TRACE_KIND_IS_WAIT (e->kind) && e->n_done > 0)
+    g_string_append_c (s, ']');
+  if (PTI_TRACE_KIND_IS_BLOCKING (e->kind) || PTI_TRACE_KIND_IS_WAIT (e->kind)) {
     g_string_append (s, ",\"wait_s\":");
     pt_gs_seconds (s, e->wait);
   }
@@ -111,9 +161,49 @@ on_event (Chrome *c, const PtiTrItem *item, GError **error)
     g_string_append (s, "}");
     emit (c);
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind))
-    return pt_msgjoin_add (c->join, item, c->seq++, error);
-  return TRUE;
+  return pt_msgjoin_add (c->join, item, &c->seq, error);
+}
+
+/* A collective call: a slice of its own around its messages, at its end. */
+static void
+on_collective (Chrome *c, const PtiTrItem *item)
+{
+  const PtiTrCollective *cl = &item->collective;
+  if (cl->begin)
+    return;
+  GString *s = c->s;
+  slice_open (s, pti_trace_call_name (cl->call), "collective", cl->rank, cl->begin_time, cl->time);
+  g_string_append (s, "\"comm\":");
+  pt_gs_u64 (s, cl->comm);
+  if (cl->has_root) {
+    g_string_append (s, ",\"root\":");
+    pt_gs_u64 (s, cl->root);
+  }
+  g_string_append (s, ",\"bytes\":");
+  pt_gs_u64 (s, cl->bytes);
+  g_string_append (s, "}}");
+  emit (c);
+}
+
+/* A derived span: a slice of its own (its events are not in the trace). */
+static void
+on_derived (Chrome *c, const PtiTrItem *item)
+{
+  const PtiTrDerived *d = &item->derived;
+  GString *s = c->s;
+  slice_open (s, "derived", "derived", d->rank, d->start, d->end);
+  g_string_append (s, "\"repetitions\":");
+  pt_gs_u64 (s, d->repetitions);
+  g_string_append (s, ",\"events\":");
+  pt_gs_u64 (s, d->events);
+  g_string_append (s, ",\"compute_s\":");
+  pt_gs_seconds (s, d->compute);
+  g_string_append (s, ",\"comm_s\":");
+  pt_gs_seconds (s, d->comm);
+  g_string_append (s, ",\"wait_s\":");
+  pt_gs_seconds (s, d->wait);
+  g_string_append (s, "}}");
+  emit (c);
 }
 
 static gboolean
@@ -122,17 +212,12 @@ on_message (const PtMessage *m, gpointer data, GError **error)
   Chrome *c = data;
   GString *s = c->s;
   const PtMsgEnd *snd = &m->send, *rcv = &m->recv;
-  guint64 ts_s = snd->start + (snd->end - snd->start) / 2;
-  guint64 ts_f = rcv->start + rcv->wait;
-  if (rcv->kind == PTI_TR_RECV && ts_f >= rcv->end && rcv->end > rcv->start)
-    ts_f = rcv->end - 1;   /* inside the receive slice */
-  if (rcv->kind == PTI_TR_IRECV)
-    ts_f = rcv->end;
-  ts_f = MAX (ts_f, ts_s);
+  /* From when the data entered the network to when it had arrived. */
+  guint64 ts_s = pt_msg_psend (m), ts_f = pt_msg_precv (m);
   for (int end = 0; end < 2; end++) {
     const PtMsgEnd *me = end ? rcv : snd;
     g_string_append (s, end ? "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"f\",\"bp\":\"e\",\"id\":"
-                            : "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"s\",\"id\":");
+                            : "{\"name\":\"message\",\"cat\":\"mpi\",\"ph\":\"s\",\"bp\":\"e\",\"id\":");
     pt_gs_u64 (s, snd->msg);
     pid_tid (s, me->rank);
     ts_field (s, "ts", end ? ts_f : ts_s);
@@ -256,8 +341,13 @@ pt_chrome (const char *trace, const PtOptions *o, GError **error)
     if (item.type == PTI_TR_ITEM_EVENT) {
       if (!on_event (&c, &item, &local))
         break;
-    } else if (item.type == PTI_TR_ITEM_RECORD && !on_record (&c, &item, &local)) {
-      break;
+    } else if (item.type == PTI_TR_ITEM_RECORD) {
+      if (!on_record (&c, &item, &local))
+        break;
+    } else if (item.type == PTI_TR_ITEM_COLLECTIVE) {
+      on_collective (&c, &item);
+    } else if (item.type == PTI_TR_ITEM_DERIVED) {
+      on_derived (&c, &item);
     }
   }
   if (local == NULL)

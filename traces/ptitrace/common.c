@@ -454,7 +454,7 @@ cmp_msg_end (const void *pa, const void *pb)
   const PtMsgEnd *a = pa, *b = pb;
   if (a->msg != b->msg)
     return a->msg < b->msg ? -1 : 1;
-  int sa = !PTI_TR_KIND_IS_SENDER (a->kind), sb = !PTI_TR_KIND_IS_SENDER (b->kind);
+  int sa = !PTI_TRACE_KIND_IS_SENDER (a->kind), sb = !PTI_TRACE_KIND_IS_SENDER (b->kind);
   if (sa != sb)
     return sa - sb;   /* the sending end first */
   return a->seq < b->seq ? -1 : a->seq > b->seq;
@@ -485,26 +485,47 @@ pt_msgjoin_count (const PtMsgJoin *j)
   return pti_sorter_count (j->sorter);
 }
 
+int
+pt_decisive (const PtiTrEvent *e)
+{
+  if (e->wait == 0 || e->n_done == 0)
+    return -1;
+  int best = 0;
+  for (guint i = 1; i < e->n_done; i++)
+    if (e->done[i].done > e->done[best].done)
+      best = (int) i;
+  return best;
+}
+
 gboolean
-pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 seq, GError **error)
+pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 *seq, GError **error)
 {
   const PtiTrEvent *e = &item->event;
-  PtMsgEnd m;
-  memset (&m, 0, sizeof m);
-  m.msg = e->msg;
-  m.seq = seq;
-  m.line = item->line;
-  m.element = item->element;
-  m.rank = e->rank;
-  m.peer = e->peer;
-  m.start = e->start;
-  m.end = e->end;
-  m.wait = e->wait;
-  m.bytes = e->bytes;
-  m.tag = e->tag;
-  m.kind = (guint8) e->kind;
-  m.rendezvous = (guint8) (e->rendezvous != 0);
-  return pti_sorter_add (j->sorter, &m, error);
+  int decisive = pt_decisive (e);
+  for (guint i = 0; i < e->n_done; i++) {
+    const PtiTrCompletion *c = &e->done[i];
+    PtMsgEnd m;
+    memset (&m, 0, sizeof m);
+    m.msg = c->msg;
+    m.seq = (*seq)++;
+    m.line = c->line;
+    m.element = c->element;
+    m.rank = e->rank;
+    m.peer = c->peer;
+    m.posted = c->posted;
+    m.injected = c->injected;
+    m.done = c->done;
+    m.unblock = e->start + e->wait;
+    m.bytes = c->bytes;
+    m.request = c->request;
+    m.tag = c->tag;
+    m.kind = (guint8) c->kind;
+    m.rendezvous = (guint8) (c->rendezvous != 0);
+    m.decided = (int) i == decisive;
+    if (!pti_sorter_add (j->sorter, &m, error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -532,14 +553,16 @@ check_pair (PtMsgJoin *j, const PtMessage *m, GError **error)
     return join_error (j, r, error,
                        "message %" G_GUINT64_FORMAT ": this %s on rank %u from rank %u does not "
                        "match its send on rank %u to rank %u (line %" G_GUINT64_FORMAT ")",
-                       r->msg, pti_tr_kind_name (r->kind), r->rank, r->peer, s->rank, s->peer,
+                       r->msg, pti_trace_kind_name (r->kind), r->rank, r->peer, s->rank, s->peer,
                        pti_trace_line_of (j->path, s->line, s->element));
-  if (s->tag != r->tag || s->bytes != r->bytes || s->rendezvous != r->rendezvous)
+  if (s->tag != r->tag || s->bytes != r->bytes || s->rendezvous != r->rendezvous
+      || s->injected != r->injected)
     return join_error (j, r, error,
                        "message %" G_GUINT64_FORMAT ": the two ends disagree on %s "
                        "(send at line %" G_GUINT64_FORMAT ")", r->msg,
                        s->tag != r->tag ? "the tag" : s->bytes != r->bytes ? "the size"
-                                                                           : "the protocol",
+                       : s->rendezvous != r->rendezvous ? "the protocol"
+                       : "when the data entered the network (injected)",
                        pti_trace_line_of (j->path, s->line, s->element));
   return TRUE;
 }
@@ -554,11 +577,11 @@ pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error)
   GError *local = NULL;
   const PtMsgEnd *e;
   while ((e = pti_sorter_next (j->sorter, &local)) != NULL) {
-    gboolean sender = PTI_TR_KIND_IS_SENDER (e->kind);
+    gboolean sender = PTI_TRACE_KIND_IS_SENDER (e->kind);
     if (have_send && e->msg != m.send.msg)
       return join_error (j, &m.send, error,
                          "message %" G_GUINT64_FORMAT " (%s from rank %u to rank %u) has no "
-                         "receive in the trace", m.send.msg, pti_tr_kind_name (m.send.kind),
+                         "receive in the trace", m.send.msg, pti_trace_kind_name (m.send.kind),
                          m.send.rank, m.send.peer);
     if (sender) {
       if (have_send)
@@ -574,7 +597,7 @@ pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error)
       return join_error (j, e, error,
                          "message %" G_GUINT64_FORMAT " (%s on rank %u from rank %u) has no "
                          "send in the trace, or a second receiving end", e->msg,
-                         pti_tr_kind_name (e->kind), e->rank, e->peer);
+                         pti_trace_kind_name (e->kind), e->rank, e->peer);
     m.recv = *e;
     have_send = FALSE;
     if (!check_pair (j, &m, error) || !fn (&m, data, error))
@@ -587,7 +610,7 @@ pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error)
   if (have_send)
     return join_error (j, &m.send, error,
                        "message %" G_GUINT64_FORMAT " (%s from rank %u to rank %u) has no "
-                       "receive in the trace", m.send.msg, pti_tr_kind_name (m.send.kind),
+                       "receive in the trace", m.send.msg, pti_trace_kind_name (m.send.kind),
                        m.send.rank, m.send.peer);
   return TRUE;
 }

@@ -11,13 +11,22 @@
 #include <math.h>
 #include <string.h>
 
+/* States of the Extrae/Dimemas table (paraver.md section 6), and one of our
+ * own for what analytical repetition derived (neither Idle nor work). */
 enum {
   ST_IDLE = 0, ST_RUNNING = 1, ST_WAITING_MESSAGE = 3, ST_BLOCKING_SEND = 4, ST_SYNC = 5,
-  ST_WAIT_ALL = 8, ST_IMMEDIATE_SEND = 10, ST_IMMEDIATE_RECV = 11,
+  ST_WAIT_ALL = 8, ST_IMMEDIATE_SEND = 10, ST_IMMEDIATE_RECV = 11, ST_GROUP = 13,
+  ST_DERIVED = 100,
 };
 
 #define TYPE_MPI_P2P 50000001u
+#define TYPE_MPI_COLL 50000002u
+#define TYPE_COLL_SEND_SIZE 50100001u
+#define TYPE_COLL_RECV_SIZE 50100002u
+#define TYPE_COLL_ROOT 50100003u
+#define TYPE_COLL_COMM 50100004u
 #define TYPE_RUD 18000001u
+#define TYPE_DERIVED 18000002u
 #define TYPE_RECORD_BASE 19000000u
 #define MAX_RUDS 65535u
 
@@ -49,10 +58,39 @@ cmp_prv (const void *pa, const void *pb)
 }
 
 /* MPI call ids of the Extrae/Dimemas encoding (paraver.md section 7). */
-static const guint mpi_call[PTI_TR_N_KINDS] = { 0, 1, 2, 3, 4, 5, 59 };
-static const guint comm_state[PTI_TR_N_KINDS] = {
+static const guint mpi_call[PTI_TRACE_N_KINDS] = {
+  [PTI_TRACE_SEND] = 1, [PTI_TRACE_RECV] = 2, [PTI_TRACE_ISEND] = 3, [PTI_TRACE_IRECV] = 4,
+  [PTI_TRACE_WAIT] = 5, [PTI_TRACE_WAITALL] = 6, [PTI_TRACE_WAITANY] = 59,
+};
+static const char *const mpi_call_label[PTI_TRACE_N_KINDS] = {
+  [PTI_TRACE_SEND] = "MPI_Send", [PTI_TRACE_RECV] = "MPI_Recv", [PTI_TRACE_ISEND] = "MPI_Isend",
+  [PTI_TRACE_IRECV] = "MPI_Irecv", [PTI_TRACE_WAIT] = "MPI_Wait",
+  [PTI_TRACE_WAITALL] = "MPI_Waitall", [PTI_TRACE_WAITANY] = "MPI_Waitany",
+};
+static const guint comm_state[PTI_TRACE_N_KINDS] = {
   ST_RUNNING, ST_BLOCKING_SEND, ST_WAITING_MESSAGE, ST_IMMEDIATE_SEND, ST_IMMEDIATE_RECV,
-  ST_WAIT_ALL, ST_WAIT_ALL,
+  ST_WAIT_ALL, ST_WAIT_ALL, ST_WAIT_ALL,
+};
+static const guint coll_call[PTI_TRACE_N_CALLS] = {
+  [PTI_TRACE_BARRIER] = 8, [PTI_TRACE_BCAST] = 7, [PTI_TRACE_REDUCE] = 9,
+  [PTI_TRACE_ALLREDUCE] = 10, [PTI_TRACE_GATHER] = 13, [PTI_TRACE_SCATTER] = 15,
+  [PTI_TRACE_ALLGATHER] = 17, [PTI_TRACE_ALLTOALL] = 11, [PTI_TRACE_ALLTOALLV] = 12,
+  [PTI_TRACE_SCAN] = 30, [PTI_TRACE_EXSCAN] = 214, [PTI_TRACE_REDUCE_SCATTER] = 80,
+  /* Extrae's table (formats/paraver.md) has no value of its own for
+   * MPI_Reduce_scatter_block: the next free one, labelled in the .pcf. */
+  [PTI_TRACE_REDUCE_SCATTER_BLOCK] = 81, [PTI_TRACE_GATHERV] = 14, [PTI_TRACE_SCATTERV] = 16,
+  [PTI_TRACE_ALLGATHERV] = 18,
+};
+static const char *const coll_call_label[PTI_TRACE_N_CALLS] = {
+  [PTI_TRACE_BARRIER] = "MPI_Barrier", [PTI_TRACE_BCAST] = "MPI_Bcast",
+  [PTI_TRACE_REDUCE] = "MPI_Reduce", [PTI_TRACE_ALLREDUCE] = "MPI_Allreduce",
+  [PTI_TRACE_GATHER] = "MPI_Gather", [PTI_TRACE_SCATTER] = "MPI_Scatter",
+  [PTI_TRACE_ALLGATHER] = "MPI_Allgather", [PTI_TRACE_ALLTOALL] = "MPI_Alltoall",
+  [PTI_TRACE_ALLTOALLV] = "MPI_Alltoallv", [PTI_TRACE_SCAN] = "MPI_Scan",
+  [PTI_TRACE_EXSCAN] = "MPI_Exscan", [PTI_TRACE_REDUCE_SCATTER] = "MPI_Reduce_scatter",
+  [PTI_TRACE_REDUCE_SCATTER_BLOCK] = "MPI_Reduce_scatter_block",
+  [PTI_TRACE_GATHERV] = "MPI_Gatherv", [PTI_TRACE_SCATTERV] = "MPI_Scatterv",
+  [PTI_TRACE_ALLGATHERV] = "MPI_Allgatherv",
 };
 
 typedef struct {
@@ -68,6 +106,7 @@ typedef struct {
    * (one value change instead of 0 and a value at one instant). */
   guint64 *exit_time;
   guint32 *exit_type;        /* 0: none */
+  guint8 *in_coll;           /* per task: inside a collective call */
   guint64 seq;
   guint64 max_time;
   gboolean pseudo;          /* records outside process groups: an extra task */
@@ -136,6 +175,18 @@ enter (Prv *p, guint32 task, guint64 time, guint32 type, guint64 value, GError *
   return push (p, time, task, CLS_EVENT, type, value, error);
 }
 
+/* Idle from the task's last activity to @t. */
+static gboolean
+idle_until (Prv *p, guint32 task, guint64 t, GError **error)
+{
+  guint64 *last = &p->last_end[task];
+  if (t > *last && !push_state (p, task, *last, t, ST_IDLE, error))
+    return FALSE;
+  *last = MAX (*last, t);
+  p->max_time = MAX (p->max_time, t);
+  return TRUE;
+}
+
 static gboolean
 on_event (Prv *p, const PtiTrItem *item, GError **error)
 {
@@ -148,30 +199,84 @@ on_event (Prv *p, const PtiTrItem *item, GError **error)
    * never do. */
   guint64 begin = MAX (e->start, *last);
   guint64 end = MAX (e->end, begin);
-  guint32 type = e->kind == PTI_TR_COMPUTE ? TYPE_RUD : TYPE_MPI_P2P;
-  guint value = e->kind == PTI_TR_COMPUTE ? (e->rud ? rud_id (p, e->rud) : 0) : mpi_call[e->kind];
-  if (value != 0) {
-    if (!enter (p, task, e->start, type, value, error))
-      return FALSE;
-  } else if (!flush_exit (p, task, error)) {
-    return FALSE;
-  }
-  if (e->kind == PTI_TR_COMPUTE) {
-    if (!push_state (p, task, begin, end, ST_RUNNING, error))
+  guint64 unblocked = MIN (MAX (e->start + e->wait, begin), end);
+  if (p->in_coll[task]) {
+    /* Inside a collective call, as Extrae shows one: Group Communication
+     * (the blocked part Synchronization), no point-to-point call events;
+     * the messages keep their communication records. */
+    if (!push_state (p, task, begin, unblocked, ST_SYNC, error)
+        || !push_state (p, task, unblocked, end, ST_GROUP, error))
       return FALSE;
   } else {
-    guint64 unblocked = MIN (MAX (e->start + e->wait, begin), end);
-    if (!push_state (p, task, begin, unblocked, ST_SYNC, error)
-        || !push_state (p, task, unblocked, end, comm_state[e->kind], error))
+    guint32 type = e->kind == PTI_TRACE_COMPUTE ? TYPE_RUD : TYPE_MPI_P2P;
+    guint value = e->kind == PTI_TRACE_COMPUTE ? (e->rud ? rud_id (p, e->rud) : 0)
+                                               : mpi_call[e->kind];
+    if (value != 0) {
+      if (!enter (p, task, e->start, type, value, error))
+        return FALSE;
+    } else if (!flush_exit (p, task, error)) {
       return FALSE;
-    if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (p->join, item, p->seq++, error))
+    }
+    if (e->kind == PTI_TRACE_COMPUTE) {
+      if (!push_state (p, task, begin, end, ST_RUNNING, error))
+        return FALSE;
+    } else if (!push_state (p, task, begin, unblocked, ST_SYNC, error)
+               || !push_state (p, task, unblocked, end, comm_state[e->kind], error)) {
       return FALSE;
+    }
+    if (value != 0) {
+      p->exit_time[task] = e->end;
+      p->exit_type[task] = type;
+    }
   }
-  if (value != 0) {
-    p->exit_time[task] = e->end;
-    p->exit_type[task] = type;
-  }
+  if (!pt_msgjoin_add (p->join, item, &p->seq, error))
+    return FALSE;
   *last = MAX (*last, end);
+  p->max_time = MAX (p->max_time, end);
+  return TRUE;
+}
+
+/* A collective call: MPI Collective Comm = the call at its begin (with its
+ * sizes, communicator and, on the root, root = 1), 0 at its end. */
+static gboolean
+on_collective (Prv *p, const PtiTrItem *item, GError **error)
+{
+  const PtiTrCollective *c = &item->collective;
+  guint32 task = c->rank;
+  if (!idle_until (p, task, c->time, error))
+    return FALSE;
+  if (!c->begin) {
+    if (!flush_exit (p, task, error))
+      return FALSE;
+    p->exit_time[task] = c->time;
+    p->exit_type[task] = TYPE_MPI_COLL;
+    p->in_coll[task] = FALSE;
+    return TRUE;
+  }
+  p->in_coll[task] = TRUE;
+  return enter (p, task, c->time, TYPE_MPI_COLL, coll_call[c->call], error)
+         && push (p, c->time, task, CLS_EVENT, TYPE_COLL_SEND_SIZE, c->bytes, error)
+         && push (p, c->time, task, CLS_EVENT, TYPE_COLL_RECV_SIZE, c->bytes, error)
+         && (!c->has_root || c->root != c->rank
+             || push (p, c->time, task, CLS_EVENT, TYPE_COLL_ROOT, 1, error))
+         && push (p, c->time, task, CLS_EVENT, TYPE_COLL_COMM, (guint64) c->comm + 1, error);
+}
+
+/* A derived span: a state of its own, and the repetitions it stands for. */
+static gboolean
+on_derived (Prv *p, const PtiTrItem *item, GError **error)
+{
+  const PtiTrDerived *d = &item->derived;
+  guint32 task = d->rank;
+  if (!idle_until (p, task, d->start, error)
+      || !enter (p, task, d->start, TYPE_DERIVED, d->repetitions, error))
+    return FALSE;
+  guint64 begin = MAX (d->start, p->last_end[task]), end = MAX (d->end, begin);
+  if (!push_state (p, task, begin, end, ST_DERIVED, error))
+    return FALSE;
+  p->exit_time[task] = d->end;
+  p->exit_type[task] = TYPE_DERIVED;
+  p->last_end[task] = end;
   p->max_time = MAX (p->max_time, end);
   return TRUE;
 }
@@ -414,6 +519,8 @@ write_pcf (Prv *p, FILE *fp)
     { ST_WAIT_ALL, "Wait/WaitAll", "{235,0,0}" },
     { ST_IMMEDIATE_SEND, "Immediate Send", "{255,0,255}" },
     { ST_IMMEDIATE_RECV, "Immediate Receive", "{100,100,177}" },
+    { ST_GROUP, "Group Communication", "{255,144,26}" },
+    { ST_DERIVED, "Derived (analytical repetition)", "{190,160,220}" },
   };
   fputs ("DEFAULT_OPTIONS\n\n"
          "LEVEL               THREAD\n"
@@ -427,18 +534,32 @@ write_pcf (Prv *p, FILE *fp)
          "THREAD_FUNC          State As Is\n\n\n", fp);
   fputs ("# pti states: Running = compute events; Synchronization = the part of a message\n"
          "# or wait event blocked on a peer (the trace's wait attribute, placed at the\n"
-         "# start of the event); the rest of a send, recv, isend, irecv, wait or waitany\n"
-         "# is Blocking Send, Waiting a message, Immediate Send, Immediate Receive or\n"
-         "# Wait/WaitAll.\n", fp);
+         "# start of the event); the rest of a send, recv, isend, irecv, wait, waitall or\n"
+         "# waitany is Blocking Send, Waiting a message, Immediate Send, Immediate Receive\n"
+         "# or Wait/WaitAll; everything inside a collective call but its blocked parts is\n"
+         "# Group Communication; Derived = a span analytical repetition derived without\n"
+         "# evaluating it (its events are not in the trace).\n", fp);
   fputs ("STATES\n", fp);
   for (guint i = 0; i < G_N_ELEMENTS (states); i++)
     fprintf (fp, "%-4u %s\n", states[i].code, states[i].label);
   fputs ("\n\nSTATES_COLOR\n", fp);
   for (guint i = 0; i < G_N_ELEMENTS (states); i++)
     fprintf (fp, "%-4u %s\n", states[i].code, states[i].rgb);
-  fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI Point-to-point\nVALUES\n"
-           "0   Outside MPI\n1   MPI_Send\n2   MPI_Recv\n3   MPI_Isend\n4   MPI_Irecv\n"
-           "5   MPI_Wait\n59  MPI_Waitany\n", TYPE_MPI_P2P);
+  fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI Point-to-point\nVALUES\n0   Outside MPI\n",
+           TYPE_MPI_P2P);
+  for (guint k = 0; k < PTI_TRACE_N_KINDS; k++)
+    if (mpi_call[k] != 0)
+      fprintf (fp, "%-3u %s\n", mpi_call[k], mpi_call_label[k]);
+  fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI Collective Comm\nVALUES\n0   Outside MPI\n",
+           TYPE_MPI_COLL);
+  for (guint c = 0; c < PTI_TRACE_N_CALLS; c++)
+    fprintf (fp, "%-3u %s\n", coll_call[c], coll_call_label[c]);
+  fprintf (fp, "\n\n# at a collective's begin: its bytes, 1 on its root, its communicator (1 the world)\n"
+           "EVENT_TYPE\n0    %u    Send Size in MPI Global OP\n0    %u    Recv Size in MPI Global OP\n"
+           "0    %u    Root in MPI Global OP\n0    %u    Communicator in MPI Global OP\n",
+           TYPE_COLL_SEND_SIZE, TYPE_COLL_RECV_SIZE, TYPE_COLL_ROOT, TYPE_COLL_COMM);
+  fprintf (fp, "\n\n# value = the repetitions a derived span stands for, 0 at its end\n"
+           "EVENT_TYPE\n0    %u    Derived repetitions (analytical repetition)\n", TYPE_DERIVED);
   fprintf (fp, "\n\n# value = the compute event's RUD, in order of first appearance; 0 at its end\n"
            "EVENT_TYPE\n0    %u    Compute block (RUD)\nVALUES\n0   End\n", TYPE_RUD);
   for (guint i = 0; i < p->rud_names->len; i++) {
@@ -556,6 +677,7 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
   p.last_end = g_new0 (guint64, MAX (p.n, 1));
   p.exit_time = g_new0 (guint64, MAX (p.n, 1));
   p.exit_type = g_new0 (guint32, MAX (p.n, 1));
+  p.in_coll = g_new0 (guint8, MAX (p.n, 1));
   p.fields = pt_fields_new (reader, TRUE);
   p.ruds = g_hash_table_new (g_str_hash, g_str_equal);
   p.rud_names = g_ptr_array_new_with_free_func (g_free);
@@ -572,6 +694,10 @@ pt_paraver (const char *trace, const PtOptions *o, GError **error)
       ok = on_event (&p, &item, &local);
     else if (item.type == PTI_TR_ITEM_RECORD)
       ok = on_record (&p, &item, &local);
+    else if (item.type == PTI_TR_ITEM_COLLECTIVE)
+      ok = on_collective (&p, &item, &local);
+    else if (item.type == PTI_TR_ITEM_DERIVED)
+      ok = on_derived (&p, &item, &local);
     if (!ok)
       break;
   }
@@ -618,6 +744,7 @@ out:
   g_free (p.last_end);
   g_free (p.exit_time);
   g_free (p.exit_type);
+  g_free (p.in_coll);
   pt_fields_free (p.fields);
   g_hash_table_unref (p.ruds);
   g_ptr_array_unref (p.rud_names);

@@ -22,6 +22,7 @@
  * MAX_LINES in the window (zoom in to see more); lines that fall on the same
  * pixels are drawn once. */
 #include "ptitrace.h"
+#include "chart.h"
 
 #include <cairo.h>
 #include <cairo-pdf.h>
@@ -31,208 +32,24 @@
 #include <string.h>
 
 #define MAX_LINES 20000
-#define MAX_SERIES 10
 #define BA_LABELS 24      /* BA steps in a column: at most this many are named */
-#define FONT "DejaVu Sans"
 
-typedef struct { double r, g, b; } Rgb;
 
 /* Kinds drawn in the time-space diagram (stacked in this order). */
-enum { K_COMPUTE, K_SEND, K_RECV, K_COMPLETE, K_WAIT, N_KINDS };
+enum { K_COMPUTE, K_SEND, K_RECV, K_COMPLETE, K_WAIT, K_DERIVED, N_KINDS };
 static const char *const kind_labels[N_KINDS] = {
   "compute", "send", "receive", "complete (wait calls)", "wait (blocked on a peer)",
+  "derived (analytical repetition)",
 };
-static const Rgb kind_colors[N_KINDS] = {
+static const PtRgb kind_colors[N_KINDS] = {
   { 0.306, 0.475, 0.655 },   /* blue */
   { 0.949, 0.557, 0.169 },   /* orange */
   { 0.349, 0.631, 0.310 },   /* green */
   { 0.690, 0.478, 0.631 },   /* purple */
   { 0.882, 0.341, 0.349 },   /* red */
+  { 0.780, 0.760, 0.600 },   /* khaki */
 };
-static const Rgb idle_color = { 0.93, 0.93, 0.93 };
-static const Rgb series_colors[MAX_SERIES + 1] = {
-  { 0.306, 0.475, 0.655 }, { 0.949, 0.557, 0.169 }, { 0.882, 0.341, 0.349 },
-  { 0.463, 0.718, 0.698 }, { 0.349, 0.631, 0.310 }, { 0.929, 0.788, 0.282 },
-  { 0.690, 0.478, 0.631 }, { 1.000, 0.616, 0.655 }, { 0.612, 0.459, 0.373 },
-  { 0.729, 0.690, 0.675 }, { 0.400, 0.400, 0.400 },
-};
-
-/* ------------------------------------------------------------------------ */
-/* Canvas: a cairo surface writing into a PtOut (temporary file + rename). */
-
-typedef enum { FMT_PNG, FMT_SVG, FMT_PDF } Format;
-
-typedef struct {
-  Format fmt;
-  PtOut *out;
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  int w, h;
-  gboolean write_failed;
-} Canvas;
-
-static cairo_status_t
-write_cb (void *closure, const unsigned char *data, unsigned int len)
-{
-  Canvas *c = closure;
-  if (fwrite (data, 1, len, c->out->fp) != len) {
-    c->write_failed = TRUE;
-    return CAIRO_STATUS_WRITE_ERROR;
-  }
-  return CAIRO_STATUS_SUCCESS;
-}
-
-static gboolean
-format_of (const char *path, Format *fmt, GError **error)
-{
-  g_autofree char *lower = g_ascii_strdown (path, -1);
-  if (g_str_has_suffix (lower, ".png"))
-    *fmt = FMT_PNG;
-  else if (g_str_has_suffix (lower, ".svg"))
-    *fmt = FMT_SVG;
-  else if (g_str_has_suffix (lower, ".pdf"))
-    *fmt = FMT_PDF;
-  else {
-    g_set_error (error, PT_ERROR, PT_ERROR_USAGE,
-                 "-o %s: the file name must end in .png, .svg or .pdf", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-canvas_open (Canvas *c, const char *path, Format fmt, int w, int h, GError **error)
-{
-  memset (c, 0, sizeof *c);
-  c->fmt = fmt;
-  c->w = w;
-  c->h = h;
-  if ((c->out = pt_out_open (path, error)) == NULL)
-    return FALSE;
-  switch (fmt) {
-  case FMT_PNG:
-    c->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
-    break;
-  case FMT_SVG:
-    c->surface = cairo_svg_surface_create_for_stream (write_cb, c, w, h);
-    break;
-  case FMT_PDF:
-    c->surface = cairo_pdf_surface_create_for_stream (write_cb, c, w, h);
-    break;
-  }
-  c->cr = cairo_create (c->surface);
-  if (cairo_status (c->cr) != CAIRO_STATUS_SUCCESS) {
-    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: cannot draw: %s", path,
-                 cairo_status_to_string (cairo_status (c->cr)));
-    return FALSE;
-  }
-  cairo_set_source_rgb (c->cr, 1, 1, 1);
-  cairo_paint (c->cr);
-  cairo_select_font_face (c->cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  return TRUE;
-}
-
-static gboolean
-canvas_finish (Canvas *c, GError **error)
-{
-  cairo_status_t st = cairo_status (c->cr);
-  cairo_destroy (c->cr);
-  c->cr = NULL;
-  if (st == CAIRO_STATUS_SUCCESS) {
-    if (c->fmt == FMT_PNG)
-      st = cairo_surface_write_to_png_stream (c->surface, write_cb, c);
-    else {
-      cairo_surface_finish (c->surface);
-      st = cairo_surface_status (c->surface);
-    }
-  }
-  cairo_surface_destroy (c->surface);
-  c->surface = NULL;
-  if (st != CAIRO_STATUS_SUCCESS || c->write_failed) {
-    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "%s: cannot write: %s", c->out->path,
-                 c->write_failed ? g_strerror (errno) : cairo_status_to_string (st));
-    return FALSE;
-  }
-  return pt_out_commit (c->out, error);
-}
-
-static void
-canvas_clear (Canvas *c)
-{
-  if (c->cr)
-    cairo_destroy (c->cr);
-  if (c->surface) {
-    /* Finishing would write to the (discarded) temporary file. */
-    cairo_surface_destroy (c->surface);
-  }
-  pt_out_free (c->out);
-  memset (c, 0, sizeof *c);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Text and axes */
-
-static void
-set_rgb (cairo_t *cr, Rgb c)
-{
-  cairo_set_source_rgb (cr, c.r, c.g, c.b);
-}
-
-/* Draw @s with its anchor (ax, ay) in [0,1]x[0,1] of its box at (x, y). */
-static double
-text (cairo_t *cr, double x, double y, double size, gboolean bold, double ax, double ay,
-      const char *s)
-{
-  cairo_select_font_face (cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size (cr, size);
-  cairo_text_extents_t te;
-  cairo_font_extents_t fe;
-  cairo_text_extents (cr, s, &te);
-  cairo_font_extents (cr, &fe);
-  double h = fe.ascent * 0.8;   /* cap height, roughly */
-  cairo_move_to (cr, x - te.x_advance * ax, y + h * (1 - ay));
-  cairo_show_text (cr, s);
-  return te.x_advance;
-}
-
-static double
-text_width (cairo_t *cr, double size, gboolean bold, const char *s)
-{
-  cairo_select_font_face (cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size (cr, size);
-  cairo_text_extents_t te;
-  cairo_text_extents (cr, s, &te);
-  return te.x_advance;
-}
-
-static double
-nice_step (double raw)
-{
-  if (!(raw > 0))
-    return 1;
-  double p = pow (10, floor (log10 (raw)));
-  double m = raw / p;
-  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
-}
-
-/* A number with @decimals, trailing zeros trimmed. */
-static char *
-num (double v, int decimals)
-{
-  char *s = g_strdup_printf ("%.*f", MAX (decimals, 0), v);
-  if (strchr (s, '.') != NULL) {
-    char *e = s + strlen (s);
-    while (e[-1] == '0')
-      *--e = '\0';
-    if (e[-1] == '.')
-      e[-1] = '\0';
-  }
-  if (strcmp (s, "-0") == 0)
-    s[0] = '0', s[1] = '\0';
-  return s;
-}
+static const PtRgb idle_color = { 0.93, 0.93, 0.93 };
 
 typedef struct {
   guint64 from, to;    /* ns */
@@ -258,7 +75,7 @@ draw_time_axis (cairo_t *cr, const TimeAxis *a, double top, double y, gboolean l
 {
   double span = (double) (a->to - a->from);
   double target = MAX ((a->x1 - a->x0) / 110.0, 2.0);
-  double step = MAX (nice_step (span / target), 1.0);
+  double step = MAX (pt_nice_step (span / target), 1.0);
   static const struct { double ns; const char *name; } units[] = {
     { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" },
   };
@@ -294,8 +111,8 @@ draw_time_axis (cairo_t *cr, const TimeAxis *a, double top, double y, gboolean l
     cairo_line_to (cr, x, y + 5);
     cairo_stroke (cr);
     if (labels) {
-      g_autofree char *l = num ((t - origin) / unit, decimals);
-      text (cr, x, y + 8, 11, FALSE, 0.5, 0, l);
+      g_autofree char *l = pt_num ((t - origin) / unit, decimals);
+      pt_text (cr, x, y + 8, 11, FALSE, 0.5, 0, l);
     }
   }
   cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
@@ -316,107 +133,8 @@ draw_time_axis (cairo_t *cr, const TimeAxis *a, double top, double y, gboolean l
     } else {
       label = g_strdup_printf ("time (%s)", units[u].name);
     }
-    text (cr, (a->x0 + a->x1) / 2, y + 28, 12, FALSE, 0.5, 0, label);
+    pt_text (cr, (a->x0 + a->x1) / 2, y + 28, 12, FALSE, 0.5, 0, label);
   }
-}
-
-/* SI prefix for values up to @vmax: returns the divisor and sets @prefix. */
-static double
-si_scale (double vmax, const char **prefix)
-{
-  static const struct { double f; const char *p; } si[] = {
-    { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" }, { 1, "" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (si); i++)
-    if (vmax >= si[i].f * 1.5 || si[i].f == 1) {
-      *prefix = si[i].p;
-      return si[i].f;
-    }
-  *prefix = "";
-  return 1;
-}
-
-typedef struct {
-  double vmax;
-  double y0, y1;       /* device: bottom (value 0), top (vmax) */
-} ValueAxis;
-
-static inline double
-y_of (const ValueAxis *a, double v)
-{
-  return a->y0 - v / a->vmax * (a->y0 - a->y1);
-}
-
-/* Y axis at x = @x with horizontal grid lines to @right; @unit like "B/s". */
-static void
-draw_value_axis (cairo_t *cr, ValueAxis *a, double x, double right, const char *quantity,
-                 const char *unit, gboolean labels)
-{
-  const char *prefix;
-  double scale = si_scale (a->vmax, &prefix);
-  double step = nice_step (a->vmax / MAX ((a->y0 - a->y1) / 45.0, 2.0));
-  /* Round vmax up to a whole step. */
-  a->vmax = ceil (a->vmax / step - 1e-9) * step;
-  int decimals = (int) ceil (-log10 (step / scale) - 1e-9);
-  cairo_set_line_width (cr, 1);
-  for (double v = 0; v <= a->vmax + step * 1e-9; v += step) {
-    double y = round (y_of (a, v)) + 0.5;
-    cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-    cairo_move_to (cr, x, y);
-    cairo_line_to (cr, right, y);
-    cairo_stroke (cr);
-    cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
-    cairo_move_to (cr, x - 5, y);
-    cairo_line_to (cr, x, y);
-    cairo_stroke (cr);
-    if (labels) {
-      g_autofree char *l = num (v / scale, decimals);
-      text (cr, x - 8, y, 11, FALSE, 1, 0.5, l);
-    }
-  }
-  cairo_move_to (cr, x + 0.5, a->y0);
-  cairo_line_to (cr, x + 0.5, a->y1);
-  cairo_stroke (cr);
-  if (!labels)
-    return;
-  g_autofree char *label = g_strdup_printf ("%s (%s%s)", quantity, prefix, unit);
-  cairo_save (cr);
-  cairo_translate (cr, x - 62, (a->y0 + a->y1) / 2);
-  cairo_rotate (cr, -G_PI / 2);
-  text (cr, 0, 0, 12, FALSE, 0.5, 0.5, label);
-  cairo_restore (cr);
-}
-
-static void
-legend_box (cairo_t *cr, double *x, double y, Rgb c, const char *label, gboolean line)
-{
-  set_rgb (cr, c);
-  if (line) {
-    cairo_set_line_width (cr, 2);
-    cairo_move_to (cr, *x, y);
-    cairo_line_to (cr, *x + 14, y);
-    cairo_stroke (cr);
-  } else {
-    cairo_rectangle (cr, *x, y - 6, 14, 12);
-    cairo_fill (cr);
-  }
-  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-  *x += 20 + text (cr, *x + 20, y, 11, FALSE, 0, 0.5, label) + 18;
-}
-
-static double
-legend_width (cairo_t *cr, const char *label)
-{
-  return 20 + text_width (cr, 11, FALSE, label) + 18;
-}
-
-static void
-title (Canvas *c, const char *main, const char *sub)
-{
-  cairo_set_source_rgb (c->cr, 0.1, 0.1, 0.1);
-  text (c->cr, 20, 18, 15, TRUE, 0, 0, main);
-  cairo_set_source_rgb (c->cr, 0.35, 0.35, 0.35);
-  text (c->cr, 20, 40, 11, FALSE, 0, 0, sub);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -487,7 +205,7 @@ draw_bins (cairo_t *cr, const Bins *b, double top, double row_h, double bar_frac
     guint first;
     guint k = row_ranks (b, row, &first);
     double yb = top + row * row_h + (row_h + bar_h) / 2;   /* bottom of the bar */
-    set_rgb (cr, idle_color);
+    pt_set_rgb (cr, idle_color);
     cairo_rectangle (cr, b->axis.x0, yb - bar_h, b->axis.x1 - b->axis.x0, bar_h);
     cairo_fill (cr);
     const float *cov = b->cov + (gsize) row * b->cols * N_KINDS;
@@ -511,7 +229,7 @@ draw_bins (cairo_t *cr, const Bins *b, double top, double row_h, double bar_frac
           if (prev[j] == 0)
             continue;
           double hgt = prev[j] / 4.0;
-          set_rgb (cr, kind_colors[j]);
+          pt_set_rgb (cr, kind_colors[j]);
           cairo_rectangle (cr, x0, y - hgt, w, hgt);
           cairo_fill (cr);
           y -= hgt;
@@ -537,13 +255,13 @@ draw_row_labels (cairo_t *cr, const Bins *b, double top, double row_h, double x)
       guint first;
       row_ranks (b, row, &first);
       g_autofree char *l = g_strdup_printf ("rank %u", first);
-      text (cr, x, top + (row + 0.5) * row_h, MIN (11, row_h * every * 0.8), FALSE, 1, 0.5, l);
+      pt_text (cr, x, top + (row + 0.5) * row_h, MIN (11, row_h * every * 0.8), FALSE, 1, 0.5, l);
     }
     return;
   }
   /* Many processes: a rank axis with round ticks. */
   double h = row_h * b->rows;
-  double step = MAX (nice_step ((double) b->n / MAX (h / 28, 1)), 1);
+  double step = MAX (pt_nice_step ((double) b->n / MAX (h / 28, 1)), 1);
   cairo_set_line_width (cr, 1);
   for (double r = 0; r < b->n; r += step) {
     double y = round (top + (row_of (b, (guint) r) + 0.5) * row_h) + 0.5;
@@ -551,12 +269,12 @@ draw_row_labels (cairo_t *cr, const Bins *b, double top, double row_h, double x)
     cairo_line_to (cr, x + 8, y);
     cairo_stroke (cr);
     g_autofree char *l = g_strdup_printf ("%.0f", r);
-    text (cr, x, y, 11, FALSE, 1, 0.5, l);
+    pt_text (cr, x, y, 11, FALSE, 1, 0.5, l);
   }
   cairo_save (cr);
   cairo_translate (cr, x - 50, top + h / 2);
   cairo_rotate (cr, -G_PI / 2);
-  text (cr, 0, 0, 12, FALSE, 0.5, 0.5,
+  pt_text (cr, 0, 0, 12, FALSE, 0.5, 0.5,
         b->rows < b->n ? "rank (rows of several ranks: their mean)" : "rank");
   cairo_restore (cr);
 }
@@ -762,7 +480,7 @@ read_trace (Reading *r, gboolean want_ba, gboolean want_knee, GError **error)
       if (!spans)
         continue;
       Interval iv = { e->start, e->end, e->rank, K_COMPUTE };
-      if (e->kind != PTI_TR_COMPUTE) {
+      if (e->kind != PTI_TRACE_COMPUTE) {
         guint64 mid = e->start + e->wait;
         if (e->wait > 0) {
           Interval w = { e->start, mid, e->rank, K_WAIT };
@@ -770,13 +488,18 @@ read_trace (Reading *r, gboolean want_ba, gboolean want_knee, GError **error)
             break;
         }
         iv.a = mid;
-        iv.kind = PTI_TR_KIND_IS_SENDER (e->kind) ? K_SEND
-                : PTI_TR_KIND_IS_MESSAGE (e->kind) ? K_RECV : K_COMPLETE;
+        iv.kind = PTI_TRACE_KIND_IS_SENDER (e->kind) ? K_SEND
+                : PTI_TRACE_KIND_IS_MESSAGE (e->kind) ? K_RECV : K_COMPLETE;
       }
       if (iv.b > iv.a && !pti_sorter_add (r->intervals, &iv, &local))
         break;
-      if (PTI_TR_KIND_IS_MESSAGE (e->kind)
-          && !pt_msgjoin_add (r->join, &item, r->seq++, &local))
+      if (!pt_msgjoin_add (r->join, &item, &r->seq, &local))
+        break;
+    } else if (item.type == PTI_TR_ITEM_DERIVED) {
+      const PtiTrDerived *d = &item.derived;
+      r->max_time = MAX (r->max_time, d->end);
+      Interval iv = { d->start, d->end, d->rank, K_DERIVED };
+      if (spans && iv.b > iv.a && !pti_sorter_add (r->intervals, &iv, &local))
         break;
     } else if (item.type == PTI_TR_ITEM_RECORD) {
       guint t = item.record.type;
@@ -957,7 +680,7 @@ human_time (guint64 ns)
   guint u = 0;
   while (u + 1 < G_N_ELEMENTS (units) && (double) ns < units[u].ns)
     u++;
-  g_autofree char *v = num ((double) ns / units[u].ns, ns == 0 ? 0 : 6);
+  g_autofree char *v = pt_num ((double) ns / units[u].ns, ns == 0 ? 0 : 6);
   return g_strdup_printf ("%s %s", v, units[u].name);
 }
 
@@ -971,7 +694,7 @@ window_text (guint64 from, guint64 to, guint64 predicted)
 }
 
 static int
-plot_timespace (Reading *r, Format fmt, GError **error)
+plot_timespace (Reading *r, PtFormat fmt, GError **error)
 {
   const PtOptions *o = r->o;
   guint64 from = o->have_from ? o->from : 0;
@@ -993,7 +716,7 @@ plot_timespace (Reading *r, Format fmt, GError **error)
   p.bins.cols = (guint) MAX (g.w - g.left - g.right, 1);
   p.lines = pti_sorter_new (sizeof (Line), NULL, o->memory / 4);
   p.seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  Canvas c = { 0 };
+  PtCanvas c = { 0 };
   int rc = PT_EXIT_FAILED;
   GError *local = NULL;
   g_autofree char *main = NULL, *win = NULL, *sub = NULL;
@@ -1001,7 +724,7 @@ plot_timespace (Reading *r, Format fmt, GError **error)
       || !pti_sorter_finish (p.lines, &local))
     goto out;
   g_clear_pointer (&r->join, pt_msgjoin_free);
-  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+  if (!pt_canvas_open (&c, o->output, fmt, g.w, g.h, &local))
     goto out;
   cairo_t *cr = c.cr;
   main = g_strdup_printf ("%s on %s: time-space diagram", r->h->workload_name,
@@ -1013,7 +736,9 @@ plot_timespace (Reading *r, Format fmt, GError **error)
                        MAX_LINES)
     : g_strdup_printf ("%u processes; %s; %" G_GUINT64_FORMAT " messages drawn", r->n, win,
                        p.messages);
-  title (&c, main, sub);
+  pt_title (&c, main, sub);
+  if (r->o->stats)   /* what the figure says, for scripts */
+    fprintf (stderr, "ptitrace plot: %s\n", sub);
   draw_time_axis (cr, &p.bins.axis, g.top, g.top + plot_h, TRUE);
   panel_draw (cr, &p, g.left - 8, &local);
   if (local != NULL)
@@ -1022,19 +747,19 @@ plot_timespace (Reading *r, Format fmt, GError **error)
   double lw = 0;
   for (guint k = 0; k < N_KINDS; k++)
     if (p.bins.used[k] || k == K_COMPUTE || k == K_SEND || k == K_RECV || k == K_WAIT)
-      lw += legend_width (cr, kind_labels[k]);
-  lw += legend_width (cr, "no event") + legend_width (cr, "message");
+      lw += pt_legend_width (cr, kind_labels[k]);
+  lw += pt_legend_width (cr, "no event") + pt_legend_width (cr, "message");
   double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
   for (guint k = 0; k < N_KINDS; k++)
     if (p.bins.used[k] || k == K_COMPUTE || k == K_SEND || k == K_RECV || k == K_WAIT)
-      legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
-  legend_box (cr, &lx, ly, idle_color, "no event", FALSE);
-  legend_box (cr, &lx, ly, (Rgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
-  if (!canvas_finish (&c, &local))
+      pt_legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
+  pt_legend_box (cr, &lx, ly, idle_color, "no event", FALSE);
+  pt_legend_box (cr, &lx, ly, (PtRgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
+  if (!pt_canvas_finish (&c, &local))
     goto out;
   rc = PT_EXIT_OK;
 out:
-  canvas_clear (&c);
+  pt_canvas_clear (&c);
   panel_clear (&p);
   if (local != NULL) {
     rc = pt_exit_code (local);
@@ -1198,7 +923,7 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
 
   if (heading != NULL) {
     cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-    text (cr, (x0 + x1) / 2, g->top, 12, TRUE, 0.5, 0, heading);
+    pt_text (cr, (x0 + x1) / 2, g->top, 12, TRUE, 0.5, 0, heading);
   }
   /* Stage bands, with the stage's numbers. */
   const Stage *s;
@@ -1218,24 +943,24 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
     cairo_rectangle (cr, round (sx0) + 0.5, top - 4.5, MAX (round (sx1 - sx0), 1), f->ts_h + 8);
     cairo_stroke (cr);
     const char *prefix;
-    double scale = si_scale (s->ba_min, &prefix);
+    double scale = pt_si_scale (s->ba_min, &prefix);
     g_autofree char *l1 = g_strdup_printf ("stage %" G_GUINT64_FORMAT, i);
-    g_autofree char *mn = num (s->ba_min / scale, 1);
-    g_autofree char *mean = num (s->ba_sum / MAX (s->ba_n, 1) / scale, 1);
+    g_autofree char *mn = pt_num (s->ba_min / scale, 1);
+    g_autofree char *mean = pt_num (s->ba_sum / MAX (s->ba_n, 1) / scale, 1);
     g_autofree char *l2 = g_strdup_printf ("%" G_GUINT64_FORMAT " message%s", s->messages,
                                            s->messages == 1 ? "" : "s");
     g_autofree char *l3 = g_strdup_printf ("BA min %s, mean %s %sB/s", mn, mean, prefix);
     double cx = (sx0 + sx1) / 2;
-    double w = MAX (text_width (cr, 10, FALSE, l3), text_width (cr, 11, TRUE, l1));
+    double w = MAX (pt_text_width (cr, 10, FALSE, l3), pt_text_width (cr, 11, TRUE, l1));
     cx = CLAMP (cx, x0 + w / 2 + 2, x1 - w / 2 - 2);
     if (heading == NULL && cx - w / 2 > label_end + 6) {
       cairo_set_source_rgba (cr, 1, 1, 1, 0.85);
       cairo_rectangle (cr, cx - w / 2 - 4, ba_top + 3, w + 8, 45);
       cairo_fill (cr);
       cairo_set_source_rgb (cr, 0.45, 0.3, 0.0);
-      text (cr, cx, ba_top + 6, 11, TRUE, 0.5, 0, l1);
-      text (cr, cx, ba_top + 21, 10, FALSE, 0.5, 0, l2);
-      text (cr, cx, ba_top + 35, 10, FALSE, 0.5, 0, l3);
+      pt_text (cr, cx, ba_top + 6, 11, TRUE, 0.5, 0, l1);
+      pt_text (cr, cx, ba_top + 21, 10, FALSE, 0.5, 0, l2);
+      pt_text (cr, cx, ba_top + 35, 10, FALSE, 0.5, 0, l3);
       label_end = cx + w / 2;
     }
   }
@@ -1251,9 +976,9 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
   if (local != NULL)
     goto out;
 
-  ValueAxis va = { f->vmax, ba_bottom, ba_top };
+  PtValueAxis va = { f->vmax, ba_bottom, ba_top };
   /* Labels on the first column only; the others share its scale. */
-  draw_value_axis (cr, &va, x0, x1, "bandwidth availability", "B/s", first);
+  pt_draw_value_axis (cr, &va, x0, x1, "bandwidth availability", "B/s", first);
   draw_time_axis (cr, &axis, ba_top, ba_bottom, TRUE);
   cairo_save (cr);
   cairo_rectangle (cr, x0, ba_top, x1 - x0, f->ba_h);
@@ -1278,8 +1003,8 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
       continue;
     f->shown++;
     double sx0 = x_of (&axis, seg->t0), sx1 = MAX (x_of (&axis, seg->t1), sx0 + 1);
-    double y = y_of (&va, seg->value);
-    set_rgb (cr, kind_colors[K_COMPUTE]);
+    double y = pt_y_of (&va, seg->value);
+    pt_set_rgb (cr, kind_colors[K_COMPUTE]);
     cairo_set_line_width (cr, 2.2);
     cairo_move_to (cr, sx0, y);
     cairo_line_to (cr, sx1, y);
@@ -1288,7 +1013,7 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
     cairo_fill (cr);
     if (labels && first_seg) {
       g_autofree char *l = g_strdup_printf ("msg %" G_GUINT64_FORMAT, seg->msg);
-      double w = text_width (cr, 10, FALSE, l), bx = sx0 + 4, by = y - 16;
+      double w = pt_text_width (cr, 10, FALSE, l), bx = sx0 + 4, by = y - 16;
       gboolean clear = TRUE;
       for (guint b = 0; b < n_boxes && clear; b++)
         clear = bx + w < boxes[b][0] || bx > boxes[b][2] || by + 12 < boxes[b][1]
@@ -1300,7 +1025,7 @@ ba_column (BaFigure *f, cairo_t *cr, guint64 from, guint64 to, double x0, double
         boxes[n_boxes][3] = by + 12;
         n_boxes++;
         cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
-        text (cr, bx, by, 10, FALSE, 0, 0, l);
+        pt_text (cr, bx, by, 10, FALSE, 0, 0, l);
       }
     }
   }
@@ -1316,7 +1041,7 @@ out:
 }
 
 static int
-plot_ba (Reading *r, Format fmt, GError **error)
+plot_ba (Reading *r, PtFormat fmt, GError **error)
 {
   const PtOptions *o = r->o;
   gsize budget = o->memory / 4;
@@ -1326,7 +1051,7 @@ plot_ba (Reading *r, Format fmt, GError **error)
   BaJoin j = { r, pti_sorter_new (sizeof (MsgSpan), cmp_span, budget),
                pti_sorter_new (sizeof (BaSeg), cmp_seg, budget), NULL, NULL };
   PtiSorter *stages = pti_sorter_new (sizeof (Stage), NULL, budget);
-  Canvas c = { 0 };
+  PtCanvas c = { 0 };
   int rc = PT_EXIT_FAILED;
   GError *local = NULL;
   g_autofree char *main = NULL, *which = NULL, *sub = NULL, *predicted = NULL;
@@ -1413,9 +1138,9 @@ plot_ba (Reading *r, Format fmt, GError **error)
         wins[ncols][1] = st.end + pad;
         g_autofree char *a = human_time (st.begin), *b = human_time (st.end);
         const char *prefix;
-        double scale = si_scale (st.ba_min, &prefix);
-        g_autofree char *mn = num (st.ba_min / scale, 1);
-        g_autofree char *mean = num (st.ba_sum / MAX (st.ba_n, 1) / scale, 1);
+        double scale = pt_si_scale (st.ba_min, &prefix);
+        g_autofree char *mn = pt_num (st.ba_min / scale, 1);
+        g_autofree char *mean = pt_num (st.ba_sum / MAX (st.ba_n, 1) / scale, 1);
         headings[ncols] = g_strdup_printf ("stage %" G_GUINT64_FORMAT ": %s to %s, %"
                                            G_GUINT64_FORMAT " message%s, BA min %s, mean %s %sB/s",
                                            s, a, b, st.messages, st.messages == 1 ? "" : "s", mn,
@@ -1465,7 +1190,7 @@ plot_ba (Reading *r, Format fmt, GError **error)
     ts_h = avail * 0.45;
     ba_h = avail - ts_h;
   }
-  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+  if (!pt_canvas_open (&c, o->output, fmt, g.w, g.h, &local))
     goto out;
   cairo_t *cr = c.cr;
   BaFigure fig = { r, &j, stages, &g, ts_h, gap, ba_h, vmax > 0 ? vmax * 1.12 : 1, 0, { FALSE } };
@@ -1479,30 +1204,32 @@ plot_ba (Reading *r, Format fmt, GError **error)
                           r->h->workload_name, r->h->system_name);
   predicted = human_time (r->predicted);
   sub = g_strdup_printf ("%s; %" G_GUINT64_FORMAT " BA values shown; a stage is a maximal "
-                         "interval with a message in flight (send start to receive end); "
+                         "interval with a message in flight (send posted to data arrived); "
                          "%s predicted", which, fig.shown, predicted);
-  title (&c, main, sub);
+  pt_title (&c, main, sub);
+  if (r->o->stats)   /* what the figure says, for scripts */
+    fprintf (stderr, "ptitrace plot: %s\n", sub);
 
-  double lw = legend_width (cr, "bandwidth availability of a message while in flight")
-              + legend_width (cr, "communication stage") + legend_width (cr, "message");
+  double lw = pt_legend_width (cr, "bandwidth availability of a message while in flight")
+              + pt_legend_width (cr, "communication stage") + pt_legend_width (cr, "message");
   for (guint k = 0; k < N_KINDS; k++)
     if (fig.used[k])
-      lw += legend_width (cr, kind_labels[k]);
+      lw += pt_legend_width (cr, kind_labels[k]);
   double lx = MAX ((g.w - lw) / 2, 10), ly = g.h - 18;
   for (guint k = 0; k < N_KINDS; k++)
     if (fig.used[k])
-      legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
-  legend_box (cr, &lx, ly, (Rgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
-  legend_box (cr, &lx, ly, (Rgb) { 0.98, 0.88, 0.6 }, "communication stage", FALSE);
-  legend_box (cr, &lx, ly, kind_colors[K_COMPUTE],
+      pt_legend_box (cr, &lx, ly, kind_colors[k], kind_labels[k], FALSE);
+  pt_legend_box (cr, &lx, ly, (PtRgb) { 0.12, 0.12, 0.12 }, "message", TRUE);
+  pt_legend_box (cr, &lx, ly, (PtRgb) { 0.98, 0.88, 0.6 }, "communication stage", FALSE);
+  pt_legend_box (cr, &lx, ly, kind_colors[K_COMPUTE],
               "bandwidth availability of a message while in flight", TRUE);
-  if (!canvas_finish (&c, &local))
+  if (!pt_canvas_finish (&c, &local))
     goto out;
   rc = PT_EXIT_OK;
 out:
   for (guint k = 0; k < G_N_ELEMENTS (headings); k++)
     g_free (headings[k]);
-  canvas_clear (&c);
+  pt_canvas_clear (&c);
   pti_sorter_free (j.spans);
   pti_sorter_free (j.segs);
   pti_sorter_free (stages);
@@ -1532,7 +1259,7 @@ out:
  * and max value, and time per colour), so memory and the size of SVG and
  * PDF files do not grow with the number of records. */
 
-#define KNEE_LINKS 9          /* coloured links; series_colors[MAX_SERIES] is "other" */
+#define KNEE_LINKS 9          /* coloured links; pt_series_colors[PT_MAX_SERIES] is "other" */
 #define KNEE_MAX_KEYS 65536u  /* distinct links counted; beyond, "other" */
 #define KNEE_MARKS 300        /* at most this many records in the window: a dot each */
 
@@ -1646,7 +1373,7 @@ knee_segment (KneeLine *line, int cls, guint64 t0, guint64 t1, guint64 from, gui
 }
 
 static int
-plot_knee (Reading *r, Format fmt, GError **error)
+plot_knee (Reading *r, PtFormat fmt, GError **error)
 {
   const PtOptions *o = r->o;
   const PtiTrHeader *h = r->h;
@@ -1675,7 +1402,7 @@ plot_knee (Reading *r, Format fmt, GError **error)
   gboolean any_link = FALSE;
   double vmax = 0;
   int rc = PT_EXIT_FAILED;
-  Canvas c = { 0 };
+  PtCanvas c = { 0 };
   GArray *marks = g_array_new (FALSE, FALSE, sizeof (KneeRec));
   g_autofree char *main = NULL, *win = NULL, *sub = NULL;
   const KneeRec *k;
@@ -1748,16 +1475,16 @@ plot_knee (Reading *r, Format fmt, GError **error)
     for (guint i = 0; lines[t].cols != NULL && i < cols; i++)
       if (lines[t].cols[i].has)
         vmax = MAX (vmax, lines[t].cols[i].max);
-  if (!canvas_open (&c, o->output, fmt, g.w, g.h, &local))
+  if (!pt_canvas_open (&c, o->output, fmt, g.w, g.h, &local))
     goto out;
   cairo_t *cr = c.cr;
 
   /* Legend entries, wrapped on as many rows as they need. */
   GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
-  GArray *colors = g_array_new (FALSE, FALSE, sizeof (Rgb));
+  GArray *colors = g_array_new (FALSE, FALSE, sizeof (PtRgb));
   for (guint i = 0; i < ranked->len && i < KNEE_LINKS; i++) {
     const KneeLink *kl = ranked->pdata[i];
-    g_autofree char *pct = num (100.0 * (double) kl->held / (double) MAX (traffic_ns, 1), 1);
+    g_autofree char *pct = pt_num (100.0 * (double) kl->held / (double) MAX (traffic_ns, 1), 1);
     char *label;
     if (!any_link)
       label = g_strdup (h->records[kl->key.type].model);
@@ -1768,27 +1495,27 @@ plot_knee (Reading *r, Format fmt, GError **error)
                                                           (guint) r->knee_link[kl->key.type],
                                                           (guint) kl->key.link), pct);
     else {
-      g_autofree char *id = num (kl->key.link, 6);
+      g_autofree char *id = pt_num (kl->key.link, 6);
       label = g_strdup_printf ("link %s %s%%", id, pct);
     }
     g_ptr_array_add (labels, label);
-    g_array_append_val (colors, series_colors[i]);
+    g_array_append_val (colors, pt_series_colors[i]);
   }
   if (n_links > KNEE_LINKS) {
     guint64 rest = traffic_ns;
     for (guint i = 0; i < KNEE_LINKS; i++)
       rest -= ((KneeLink *) ranked->pdata[i])->held;
-    g_autofree char *pct = num (100.0 * (double) rest / (double) MAX (traffic_ns, 1), 1);
+    g_autofree char *pct = pt_num (100.0 * (double) rest / (double) MAX (traffic_ns, 1), 1);
     g_ptr_array_add (labels, g_strdup_printf ("%" G_GUINT64_FORMAT " other links %s%%",
                                               n_links - KNEE_LINKS, pct));
-    g_array_append_val (colors, series_colors[MAX_SERIES]);
+    g_array_append_val (colors, pt_series_colors[PT_MAX_SERIES]);
   }
   double avail = g.w - 40;
   guint rows = 1;
   {
     double x = 0;
     for (guint i = 0; i < labels->len; i++) {
-      double w = legend_width (cr, labels->pdata[i]);
+      double w = pt_legend_width (cr, labels->pdata[i]);
       if (x > 0 && x + w > avail) {
         rows++;
         x = 0;
@@ -1798,7 +1525,7 @@ plot_knee (Reading *r, Format fmt, GError **error)
   }
   double bottom = g.h - g.bottom - 18.0 * (rows - 1), top = g.top;
 
-  ValueAxis va = { vmax > 0 ? vmax * 1.08 : 1, bottom, top };
+  PtValueAxis va = { vmax > 0 ? vmax * 1.08 : 1, bottom, top };
   main = g_strdup_printf ("%s on %s: knee capacity of the network", h->workload_name,
                           h->system_name);
   win = window_text (from, to, r->predicted);
@@ -1806,8 +1533,10 @@ plot_knee (Reading *r, Format fmt, GError **error)
                          "no message in flight; %s; %" G_GUINT64_FORMAT " records in the window",
                          any_link ? ", coloured by that link (legend: share of the time with "
                                     "traffic)" : "", win, in_window);
-  title (&c, main, sub);
-  draw_value_axis (cr, &va, g.left, g.w - g.right, "knee capacity",
+  pt_title (&c, main, sub);
+  if (r->o->stats)   /* what the figure says, for scripts */
+    fprintf (stderr, "ptitrace plot: %s\n", sub);
+  pt_draw_value_axis (cr, &va, g.left, g.w - g.right, "knee capacity",
                    r->knee_packets ? "packets/s" : "B/s", TRUE);
   draw_time_axis (cr, &axis, top, bottom, TRUE);
   cairo_save (cr);
@@ -1850,18 +1579,18 @@ plot_knee (Reading *r, Format fmt, GError **error)
         }
       }
       if (!open)
-        cairo_move_to (cr, x0, y_of (&va, col->first));
+        cairo_move_to (cr, x0, pt_y_of (&va, col->first));
       if (cls != cur || !open)
-        set_rgb (cr, series_colors[cls < KNEE_LINKS ? cls : MAX_SERIES]);
+        pt_set_rgb (cr, pt_series_colors[cls < KNEE_LINKS ? cls : PT_MAX_SERIES]);
       cur = cls;
       open = TRUE;
-      cairo_line_to (cr, xm, y_of (&va, col->first));
+      cairo_line_to (cr, xm, pt_y_of (&va, col->first));
       if (col->max > col->min) {
-        cairo_line_to (cr, xm, y_of (&va, col->first == col->max ? col->min : col->max));
-        cairo_line_to (cr, xm, y_of (&va, col->first == col->max ? col->max : col->min));
+        cairo_line_to (cr, xm, pt_y_of (&va, col->first == col->max ? col->min : col->max));
+        cairo_line_to (cr, xm, pt_y_of (&va, col->first == col->max ? col->max : col->min));
       }
-      cairo_line_to (cr, xm, y_of (&va, col->last));
-      cairo_line_to (cr, x1, y_of (&va, col->last));
+      cairo_line_to (cr, xm, pt_y_of (&va, col->last));
+      cairo_line_to (cr, x1, pt_y_of (&va, col->last));
     }
     if (open)
       cairo_stroke (cr);
@@ -1873,8 +1602,8 @@ plot_knee (Reading *r, Format fmt, GError **error)
       KneeKey key = { m->type, m->named, m->series };
       const KneeLink *kl = g_hash_table_lookup (links, &key);
       int cls = kl != NULL ? kl->cls : KNEE_LINKS;
-      set_rgb (cr, series_colors[cls < KNEE_LINKS ? cls : MAX_SERIES]);
-      cairo_arc (cr, x_of (&axis, m->time), y_of (&va, m->value), 2.8, 0, 2 * G_PI);
+      pt_set_rgb (cr, pt_series_colors[cls < KNEE_LINKS ? cls : PT_MAX_SERIES]);
+      cairo_arc (cr, x_of (&axis, m->time), pt_y_of (&va, m->value), 2.8, 0, 2 * G_PI);
       cairo_fill (cr);
     }
   cairo_restore (cr);
@@ -1885,21 +1614,21 @@ plot_knee (Reading *r, Format fmt, GError **error)
     while (i < labels->len) {
       guint j = i;
       double w = 0;
-      while (j < labels->len && (j == i || w + legend_width (cr, labels->pdata[j]) <= avail))
-        w += legend_width (cr, labels->pdata[j++]);
+      while (j < labels->len && (j == i || w + pt_legend_width (cr, labels->pdata[j]) <= avail))
+        w += pt_legend_width (cr, labels->pdata[j++]);
       double lx = MAX ((g.w - w) / 2, 10);
       for (; i < j; i++)
-        legend_box (cr, &lx, ly, g_array_index (colors, Rgb, i), labels->pdata[i], TRUE);
+        pt_legend_box (cr, &lx, ly, g_array_index (colors, PtRgb, i), labels->pdata[i], TRUE);
       ly += 18;
     }
   }
   g_ptr_array_unref (labels);
   g_array_unref (colors);
-  if (!canvas_finish (&c, &local))
+  if (!pt_canvas_finish (&c, &local))
     goto out;
   rc = PT_EXIT_OK;
 out:
-  canvas_clear (&c);
+  pt_canvas_clear (&c);
   for (guint t = 0; t < h->n_records; t++)
     g_free (lines[t].cols);
   g_free (lines);
@@ -1914,8 +1643,8 @@ out:
 int
 pt_plot (const char *trace, const PtOptions *o, GError **error)
 {
-  Format fmt;
-  if (!format_of (o->output, &fmt, error))
+  PtFormat fmt;
+  if (!pt_format_of (o->output, &fmt, error))
     return PT_EXIT_USAGE;
   gboolean ba = strcmp (o->kind, "ba") == 0, knee = strcmp (o->kind, "knee") == 0;
   Reading r = { 0 };

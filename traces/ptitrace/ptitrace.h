@@ -32,6 +32,7 @@ typedef struct {
   const char *stages;      /* plot ba: "N" or "N-M" or "all" */
   int width, height;       /* plot size in pixels (points for SVG/PDF); 0 = default */
   gboolean path;           /* summary: print the critical path hop by hop */
+  gboolean stats;          /* --stats: commands may say more on stderr */
 } PtOptions;
 
 int pt_paraver (const char *trace, const PtOptions *o, GError **error);
@@ -137,40 +138,48 @@ void pt_layout_free (PtLayout *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtLayout, pt_layout_free)
 
 /* ------------------------------------------------------------------------ */
-/* Message pairing with bounded memory: every message end goes into an
- * external sorter keyed by (msg id, side); after the trace, the ends of each
- * message are adjacent.  Memory: the sorter's budget, whatever the number of
- * messages in flight or the distance between the two ends in the file. */
+/* Message pairing with bounded memory: every completed message end (a
+ * blocking send or recv, or a request a wait completed) goes into an
+ * external sorter keyed by (msg id, side); after the trace, the ends of
+ * each message are adjacent.  Memory: the sorter's budget, whatever the
+ * number of messages in flight or the distance between the two ends in the
+ * file. */
 
 typedef struct {
   guint64 msg;
   guint64 seq;             /* order in the trace */
-  guint64 line, element;   /* where in the trace (pti_trace_line_of) */
+  guint64 line, element;   /* of the completing event (pti_trace_line_of) */
   guint32 rank, peer;
-  guint64 start, end, wait;   /* ns */
+  guint64 posted, injected, done;   /* ns: done = left (send) or arrived (recv) */
+  guint64 unblock;         /* ns: when its completing event stopped waiting */
   guint64 bytes;
+  guint64 request;         /* ISEND, IRECV: the request's id */
   gint32 tag;
-  guint8 kind;             /* PtiTrKind */
+  guint8 kind;             /* PtiTraceKind: SEND, RECV, ISEND or IRECV */
   guint8 rendezvous;
-  guint8 pad[2];
+  guint8 decided;          /* its completing event waited, and for this message
+                            * (the one that completed last) */
+  guint8 pad;
 } PtMsgEnd;
 
 typedef struct {
   PtMsgEnd send, recv;
 } PtMessage;
 
-/* Times of a message as Paraver's communication record has them:
- * logical send = the send's start; physical send = when the sender stopped
- * being blocked (start + wait: the data starts to travel); logical receive =
- * the receive's start (posted); physical receive = the receive's end (data
- * available), never before the physical send. */
-static inline guint64 pt_msg_lsend (const PtMessage *m) { return m->send.start; }
-static inline guint64 pt_msg_psend (const PtMessage *m) { return m->send.start + m->send.wait; }
-static inline guint64 pt_msg_lrecv (const PtMessage *m) { return m->recv.start; }
-static inline guint64 pt_msg_precv (const PtMessage *m)
-{
-  return MAX (m->recv.end, pt_msg_psend (m));
-}
+/* Times of a message as Paraver's communication record defines them
+ * (shared/formats/paraver.md 5.3): logical send = when the send was posted
+ * (its call started); physical send = when the data started to travel
+ * (entered the network); logical receive = when the receive was posted;
+ * physical receive = when the data was completely there (arrived).  Every
+ * converter draws messages with these. */
+static inline guint64 pt_msg_lsend (const PtMessage *m) { return m->send.posted; }
+static inline guint64 pt_msg_psend (const PtMessage *m) { return m->send.injected; }
+static inline guint64 pt_msg_lrecv (const PtMessage *m) { return m->recv.posted; }
+static inline guint64 pt_msg_precv (const PtMessage *m) { return m->recv.done; }
+
+/* The completion of @e that its waiting was for (the one completed last),
+ * or -1 if it did not wait.  Ties: the first. */
+int pt_decisive (const PtiTrEvent *e);
 
 typedef struct _PtMsgJoin PtMsgJoin;
 typedef gboolean (*PtMessageFunc) (const PtMessage *m, gpointer data, GError **error);
@@ -178,11 +187,11 @@ typedef gboolean (*PtMessageFunc) (const PtMessage *m, gpointer data, GError **e
 PtMsgJoin *pt_msgjoin_new (const char *trace_path, gsize budget);
 void pt_msgjoin_free (PtMsgJoin *j);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtMsgJoin, pt_msgjoin_free)
-/* @item is a message event. */
-gboolean pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 seq, GError **error);
+/* Add every message @item (an event) completed; @seq counts up per end. */
+gboolean pt_msgjoin_add (PtMsgJoin *j, const PtiTrItem *item, guint64 *seq, GError **error);
 /* Pair the ends (errors name the trace and line: a message with one end, two
- * sends, ends that disagree on peer, tag, size or protocol) and call @fn for
- * each message, by message id. */
+ * sends, ends that disagree on peer, tag, size, protocol or injection time)
+ * and call @fn for each message, by message id. */
 gboolean pt_msgjoin_run (PtMsgJoin *j, PtMessageFunc fn, gpointer data, GError **error);
 guint64 pt_msgjoin_count (const PtMsgJoin *j);   /* message ends added */
 
@@ -200,10 +209,17 @@ typedef enum {
 
 extern const char *const pt_time_kind_names[PT_N_TIMES];
 
+/* The engine's own totals, from the trace's summary (each rounded once). */
+typedef enum { PT_ENGINE_COMPUTE, PT_ENGINE_COMM, PT_ENGINE_WAIT, PT_N_ENGINE } PtEngineKind;
+
 typedef struct {
-  guint64 t[PT_N_TIMES];   /* ns */
-  guint64 end;             /* ns: end of its last event */
-  guint64 events;
+  guint64 t[PT_N_TIMES];   /* ns, sums of the events' times */
+  guint64 count[PT_N_TIMES]; /* events summed into each (wait: those that waited) */
+  guint64 engine[PT_N_ENGINE]; /* ns, the summary's: derived spans included */
+  guint64 end;             /* ns: end of its last event or derived span */
+  guint64 events;          /* in the trace */
+  guint64 derived, derived_events;   /* ns and events analytical repetition derived */
+  guint64 collective, calls;         /* ns inside collective calls, and their number */
   guint64 sent, sent_bytes, received, received_bytes;
   guint64 path;            /* ns on the critical path */
 } PtProcStats;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define INLINE_TEXT 104
+#define INLINE_TEXT 136
 
 typedef struct {
   guint64 time;
@@ -42,8 +42,15 @@ cmp_sddf (const void *pa, const void *pb)
 }
 
 enum {
-  TAG_COMPUTE = 1, TAG_SEND, TAG_RECV, TAG_WAIT, TAG_MESSAGE, TAG_REQUEST_WAIT,
+  TAG_COMPUTE = 1, TAG_SEND, TAG_RECV, TAG_WAIT, TAG_MESSAGE, TAG_REQUEST_WAIT, TAG_POST,
+  TAG_COLLECTIVE, TAG_DERIVED,
   TAG_RECORD_BASE = 10,
+};
+
+/* The fixed descriptors' names: a model record type may not take one. */
+static const char *const fixed_names[] = {
+  "PTI Compute", "PTI Send", "PTI Receive", "PTI Wait", "PTI Message", "PTI Request Wait",
+  "PTI Post", "PTI Collective", "PTI Derived",
 };
 
 typedef struct {
@@ -133,6 +140,17 @@ push_line (Sddf *s, guint64 time, guint32 proc, GError **error)
   return pti_sorter_add (s->sorter, &r, error);
 }
 
+/* ", -1" or ", V" */
+static void
+comma_or_any (GString *out, gboolean any, gint64 v)
+{
+  g_string_append (out, ", ");
+  if (any)
+    g_string_append (out, "-1");
+  else
+    pt_gs_i64 (out, v);
+}
+
 static gboolean
 on_event (Sddf *s, const PtiTrItem *item, GError **error)
 {
@@ -140,16 +158,18 @@ on_event (Sddf *s, const PtiTrItem *item, GError **error)
   GString *l = s->line;
   g_string_truncate (l, 0);
   switch (e->kind) {
-  case PTI_TR_COMPUTE:
+  case PTI_TRACE_COMPUTE:
     g_string_append (l, "\"PTI Compute\" { ");
     break;
-  case PTI_TR_SEND:
-  case PTI_TR_ISEND:
+  case PTI_TRACE_SEND:
     g_string_append (l, "\"PTI Send\" { ");
     break;
-  case PTI_TR_RECV:
-  case PTI_TR_IRECV:
+  case PTI_TRACE_RECV:
     g_string_append (l, "\"PTI Receive\" { ");
+    break;
+  case PTI_TRACE_ISEND:
+  case PTI_TRACE_IRECV:
+    g_string_append (l, "\"PTI Post\" { ");
     break;
   default:
     g_string_append (l, "\"PTI Request Wait\" { ");
@@ -159,21 +179,39 @@ on_event (Sddf *s, const PtiTrItem *item, GError **error)
   g_string_append (l, ", ");
   append_seconds (l, e->end - e->start);
   comma_u64 (l, e->rank);
-  if (e->kind == PTI_TR_COMPUTE) {
+  if (e->kind == PTI_TRACE_COMPUTE) {
     g_string_append (l, ", ");
     append_char_array (l, e->rud ? e->rud : "");
-  } else if (PTI_TR_KIND_IS_MESSAGE (e->kind)) {
-    comma_u64 (l, e->peer);
+  } else if (PTI_TRACE_KIND_IS_BLOCKING (e->kind)) {
+    const PtiTrCompletion *c = e->done;
+    comma_u64 (l, c->peer);
+    g_string_append (l, ", ");
+    pt_gs_i64 (l, c->tag);
+    comma_u64 (l, c->bytes);
+    g_string_append (l, ".0");
+    comma_u64 (l, c->msg);
+    g_string_append (l, ".0");
+    comma_u64 (l, c->rendezvous ? 1 : 0);
+  } else if (PTI_TRACE_KIND_IS_POSTING (e->kind)) {
+    comma_u64 (l, e->kind == PTI_TRACE_IRECV);
+    comma_u64 (l, e->request);
+    g_string_append (l, ".0");
+    comma_or_any (l, e->any_peer, e->peer);
     g_string_append (l, ", ");
     pt_gs_i64 (l, e->tag);
+    comma_u64 (l, e->any_tag);
     comma_u64 (l, e->bytes);
     g_string_append (l, ".0");
-    comma_u64 (l, e->msg);
-    g_string_append (l, ".0");
-    comma_u64 (l, e->kind == PTI_TR_SEND || e->kind == PTI_TR_RECV);
-    comma_u64 (l, e->rendezvous ? 1 : 0);
+    if (e->kind == PTI_TRACE_ISEND) {
+      comma_u64 (l, e->msg);
+      g_string_append (l, ".0");
+    } else {
+      g_string_append (l, ", -1.0");
+    }
   } else {
-    comma_u64 (l, e->kind == PTI_TR_WAITANY);
+    g_string_append (l, ", ");
+    append_char_array (l, pti_trace_kind_name (e->kind));
+    comma_u64 (l, e->n_done);
   }
   g_string_append (l, " };;");
   if (!push_line (s, e->start, e->rank, error))
@@ -189,9 +227,54 @@ on_event (Sddf *s, const PtiTrItem *item, GError **error)
     if (!push_line (s, e->start, e->rank, error))
       return FALSE;
   }
-  if (PTI_TR_KIND_IS_MESSAGE (e->kind) && !pt_msgjoin_add (s->join, item, s->seq++, error))
-    return FALSE;
-  return TRUE;
+  return pt_msgjoin_add (s->join, item, &s->seq, error);
+}
+
+/* A collective call, written at its end (from its begin). */
+static gboolean
+on_collective (Sddf *s, const PtiTrItem *item, GError **error)
+{
+  const PtiTrCollective *c = &item->collective;
+  if (c->begin)
+    return TRUE;
+  GString *l = s->line;
+  g_string_truncate (l, 0);
+  g_string_append (l, "\"PTI Collective\" { ");
+  append_seconds (l, c->begin_time);
+  g_string_append (l, ", ");
+  append_seconds (l, c->time - c->begin_time);
+  comma_u64 (l, c->rank);
+  g_string_append (l, ", ");
+  append_char_array (l, pti_trace_call_name (c->call));
+  comma_u64 (l, c->comm);
+  comma_or_any (l, !c->has_root, c->root);
+  comma_u64 (l, c->bytes);
+  g_string_append (l, ".0 };;");
+  return push_line (s, c->begin_time, c->rank, error);
+}
+
+static gboolean
+on_derived (Sddf *s, const PtiTrItem *item, GError **error)
+{
+  const PtiTrDerived *d = &item->derived;
+  GString *l = s->line;
+  g_string_truncate (l, 0);
+  g_string_append (l, "\"PTI Derived\" { ");
+  append_seconds (l, d->start);
+  g_string_append (l, ", ");
+  append_seconds (l, d->end - d->start);
+  comma_u64 (l, d->rank);
+  comma_u64 (l, d->repetitions);
+  g_string_append (l, ".0");
+  comma_u64 (l, d->events);
+  g_string_append (l, ".0");
+  guint64 t[] = { d->compute, d->comm, d->wait };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    g_string_append (l, ", ");
+    append_seconds (l, t[i]);
+  }
+  g_string_append (l, " };;");
+  return push_line (s, d->start, d->rank, error);
 }
 
 static gboolean
@@ -231,9 +314,12 @@ on_message (const PtMessage *m, gpointer data, GError **error)
   GString *l = s->line;
   g_string_truncate (l, 0);
   g_string_append (l, "\"PTI Message\" { ");
-  append_seconds (l, pt_msg_lsend (m));
-  g_string_append (l, ", ");
-  append_seconds (l, pt_msg_precv (m));
+  guint64 times[] = { pt_msg_lsend (m), pt_msg_psend (m), pt_msg_lrecv (m), pt_msg_precv (m) };
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+    if (i > 0)
+      g_string_append (l, ", ");
+    append_seconds (l, times[i]);
+  }
   comma_u64 (l, m->send.rank);
   comma_u64 (l, m->recv.rank);
   g_string_append (l, ", ");
@@ -241,21 +327,14 @@ on_message (const PtMessage *m, gpointer data, GError **error)
   comma_u64 (l, m->send.bytes);
   g_string_append (l, ".0");
   comma_u64 (l, m->send.msg);
+  g_string_append (l, ".0");
+  comma_or_any (l, m->send.kind != PTI_TRACE_ISEND, (gint64) m->send.request);
+  g_string_append (l, ".0");
+  comma_or_any (l, m->recv.kind != PTI_TRACE_IRECV, (gint64) m->recv.request);
   g_string_append (l, ".0 };;");
   s->messages++;
-  /* Ordered with the sender's records, after its send. */
-  SddfRec r;
-  memset (&r, 0, sizeof r);
-  r.time = pt_msg_lsend (m);
-  r.proc = m->send.rank;
-  r.seq = m->send.seq;
-  r.len = (guint32) l->len;
-  memcpy (r.text, l->str, MIN (l->len, INLINE_TEXT));
-  if (l->len > INLINE_TEXT) {
-    g_set_error (error, PT_ERROR, PT_ERROR_FAILED, "internal: message record too long");
-    return FALSE;
-  }
-  return pti_sorter_add (s->sorter, &r, error);
+  /* Ordered with the sender's records, at its send's start. */
+  return push_line (s, pt_msg_lsend (m), m->send.rank, error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -323,6 +402,8 @@ write_head (Sddf *s, const char *trace, FILE *fp)
   PAIR ("predicted time", pt_seconds (b, sum->predicted));
   g_autofree char *ne = g_strdup_printf ("%" G_GUINT64_FORMAT, sum->events);
   PAIR ("events", ne);
+  g_autofree char *nd = g_strdup_printf ("%" G_GUINT64_FORMAT, pti_trace_reader_n_derived (s->reader));
+  PAIR ("derived events", nd);
   g_autofree char *nm = g_strdup_printf ("%" G_GUINT64_FORMAT, s->messages);
   PAIR ("messages", nm);
 #undef PAIR
@@ -336,28 +417,35 @@ write_head (Sddf *s, const char *trace, FILE *fp)
   field (fp, "char", "RUD", "RUD", "Name of the resource usage data (empty if none)");
   fputs ("};;\n\n", fp);
 
-  descriptor_start (fp, TAG_SEND, "PTI Send",
-                    "A process spends Seconds..Seconds+Duration in a send (blocking) or in "
-                    "posting a non-blocking send");
-  common_fields (fp);
-  field (fp, "int", "Destination", "Dest", "0-based destination rank");
-  field (fp, "int", "Tag", "Tag", "Message tag");
-  field (fp, "double", "Bytes", "Bytes", "Message size in bytes");
-  field (fp, "double", "Message", "Message", "Message id, the same at both ends");
-  field (fp, "int", "Blocking", "Blocking", "1 for send, 0 for isend");
-  field (fp, "int", "Rendezvous", "Rendezvous", "1 for the rendezvous protocol, 0 for eager");
-  fputs ("};;\n\n", fp);
+  for (int recv = 0; recv < 2; recv++) {
+    descriptor_start (fp, recv ? TAG_RECV : TAG_SEND, recv ? "PTI Receive" : "PTI Send",
+                      recv ? "A process spends Seconds..Seconds+Duration in a blocking receive "
+                             "(MPI_Recv)"
+                           : "A process spends Seconds..Seconds+Duration in a blocking send "
+                             "(MPI_Send)");
+    common_fields (fp);
+    if (recv)
+      field (fp, "int", "Source", "Source", "0-based source rank (as matched)");
+    else
+      field (fp, "int", "Destination", "Dest", "0-based destination rank");
+    field (fp, "int", "Tag", "Tag", recv ? "Message tag (as matched)" : "Message tag");
+    field (fp, "double", "Bytes", "Bytes", "Message size in bytes");
+    field (fp, "double", "Message", "Message", "Message id, the same at both ends");
+    field (fp, "int", "Rendezvous", "Rendezvous", "1 for the rendezvous protocol, 0 for eager");
+    fputs ("};;\n\n", fp);
+  }
 
-  descriptor_start (fp, TAG_RECV, "PTI Receive",
-                    "A process spends Seconds..Seconds+Duration in a receive (blocking) or in "
-                    "posting a non-blocking receive");
+  descriptor_start (fp, TAG_POST, "PTI Post",
+                    "A process posts a non-blocking send (MPI_Isend) or receive (MPI_Irecv) "
+                    "from Seconds to Seconds+Duration; a later request wait completes it");
   common_fields (fp);
-  field (fp, "int", "Source", "Source", "0-based source rank");
-  field (fp, "int", "Tag", "Tag", "Message tag");
-  field (fp, "double", "Bytes", "Bytes", "Message size in bytes");
-  field (fp, "double", "Message", "Message", "Message id, the same at both ends");
-  field (fp, "int", "Blocking", "Blocking", "1 for recv, 0 for irecv");
-  field (fp, "int", "Rendezvous", "Rendezvous", "1 for the rendezvous protocol, 0 for eager");
+  field (fp, "int", "Receive", "Receive", "0 for isend, 1 for irecv");
+  field (fp, "double", "Request", "Request", "Request id, unique per process");
+  field (fp, "int", "Peer", "Peer", "0-based destination or source rank, -1 for any source");
+  field (fp, "int", "Tag", "Tag", "Message tag as posted (see Any Tag)");
+  field (fp, "int", "Any Tag", "Any Tag", "1 for a receive of any tag");
+  field (fp, "double", "Bytes", "Bytes", "Message size (isend) or receive size (irecv) in bytes");
+  field (fp, "double", "Message", "Message", "Message id of an isend, -1 for an irecv");
   fputs ("};;\n\n", fp);
 
   descriptor_start (fp, TAG_WAIT, "PTI Wait",
@@ -367,22 +455,52 @@ write_head (Sddf *s, const char *trace, FILE *fp)
   fputs ("};;\n\n", fp);
 
   descriptor_start (fp, TAG_MESSAGE, "PTI Message",
-                    "One message: sent at Send Seconds (the send's start), available to the "
-                    "receiver at Arrival Seconds (the receive's end)");
-  field (fp, "double", "Send Seconds", "Send", "Start of the send (s)");
-  field (fp, "double", "Arrival Seconds", "Arrival", "End of the receive (s)");
+                    "One message, with the times of a Paraver communication record: posted by "
+                    "the sender, entered the network, receive posted, arrived");
+  field (fp, "double", "Send Seconds", "Send", "When the send was posted (logical send, s)");
+  field (fp, "double", "Injected Seconds", "Injected",
+         "When the data began to enter the network (physical send, s)");
+  field (fp, "double", "Receive Seconds", "Receive", "When the receive was posted (logical receive, s)");
+  field (fp, "double", "Arrival Seconds", "Arrival",
+         "When the data had arrived at the receiver (physical receive, s)");
   field (fp, "int", "Source", "Source", "0-based sending rank");
   field (fp, "int", "Destination", "Dest", "0-based receiving rank");
   field (fp, "int", "Tag", "Tag", "Message tag");
   field (fp, "double", "Bytes", "Bytes", "Message size in bytes");
   field (fp, "double", "Message", "Message", "Message id");
+  field (fp, "double", "Send Request", "Send Request", "The isend's request id, -1 for a blocking send");
+  field (fp, "double", "Receive Request", "Receive Request",
+         "The irecv's request id, -1 for a blocking receive");
   fputs ("};;\n\n", fp);
 
   descriptor_start (fp, TAG_REQUEST_WAIT, "PTI Request Wait",
                     "A process waits for non-blocking requests from Seconds to Seconds+Duration "
-                    "(MPI_Wait/Waitall, or MPI_Waitany when Any is 1)");
+                    "(MPI_Wait, MPI_Waitall or MPI_Waitany)");
   common_fields (fp);
-  field (fp, "int", "Any", "Any", "1 for waitany, 0 for wait (all)");
+  field (fp, "char", "Call", "Call", "wait, waitall or waitany");
+  field (fp, "int", "Requests", "Requests", "Number of requests it completed");
+  fputs ("};;\n\n", fp);
+
+  descriptor_start (fp, TAG_COLLECTIVE, "PTI Collective",
+                    "A process takes part in a collective call from Seconds to Seconds+Duration; "
+                    "its records in that interval are the call's point-to-point messages");
+  common_fields (fp);
+  field (fp, "char", "Call", "Call", "barrier, bcast, reduce, allreduce, gather, scatter, "
+                                       "allgather, alltoall or alltoallv");
+  field (fp, "int", "Communicator", "Communicator", "Communicator id, 0 for the world");
+  field (fp, "int", "Root", "Root", "0-based rank of the root, -1 if the call has none");
+  field (fp, "double", "Bytes", "Bytes", "The call's bytes on this process");
+  fputs ("};;\n\n", fp);
+
+  descriptor_start (fp, TAG_DERIVED, "PTI Derived",
+                    "Analytical repetition derived Seconds..Seconds+Duration of a process "
+                    "without evaluating it: its events are not in the trace");
+  common_fields (fp);
+  field (fp, "double", "Repetitions", "Repetitions", "Repetitions of the block derived");
+  field (fp, "double", "Events", "Events", "Events derived (not in the trace)");
+  field (fp, "double", "Compute", "Compute", "Of which in compute events (s)");
+  field (fp, "double", "Comm", "Comm", "Of which in the message layer (s)");
+  field (fp, "double", "Wait", "Wait", "Of which blocked on a peer (s)");
   fputs ("};;\n\n", fp);
 
   for (guint t = 0; t < h->n_records; t++) {
@@ -465,9 +583,13 @@ pt_sddf (const char *trace, const PtOptions *o, GError **error)
   s.fields = pt_fields_new (reader, FALSE);
   s.record_names = g_new0 (char *, h->n_records + 1);
   for (guint t = 0; t < h->n_records; t++) {
+    /* Unique among the fixed descriptors and the earlier record types: a
+     * model named PTI may declare "Message", which becomes "PTI Message (2)". */
     char *name = g_strdup_printf ("%s %s", h->records[t].model, h->records[t].name);
     for (guint k = 2;; k++) {
-      gboolean dup = strncmp (name, "PTI ", 4) == 0;
+      gboolean dup = FALSE;
+      for (guint u = 0; u < G_N_ELEMENTS (fixed_names) && !dup; u++)
+        dup = strcmp (fixed_names[u], name) == 0;
       for (guint u = 0; u < t && !dup; u++)
         dup = strcmp (s.record_names[u], name) == 0;
       if (!dup)
@@ -487,6 +609,10 @@ pt_sddf (const char *trace, const PtOptions *o, GError **error)
       ok = on_event (&s, &item, &local);
     else if (item.type == PTI_TR_ITEM_RECORD)
       ok = on_record (&s, &item, &local);
+    else if (item.type == PTI_TR_ITEM_COLLECTIVE)
+      ok = on_collective (&s, &item, &local);
+    else if (item.type == PTI_TR_ITEM_DERIVED)
+      ok = on_derived (&s, &item, &local);
     if (!ok)
       break;
   }

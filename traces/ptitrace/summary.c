@@ -50,17 +50,18 @@ add_edge (EdgeCtx *c, guint32 rank, guint64 at, guint32 to_rank, guint64 to_time
   return pti_sorter_add (c->edges, &e, error);
 }
 
+/* A completing event that waited depends on the message it waited for
+ * last: a receive on its send, from when the data entered the network; a
+ * rendezvous send on its receive being posted. */
 static gboolean
 on_message (const PtMessage *m, gpointer data, GError **error)
 {
   EdgeCtx *c = data;
-  if (m->recv.wait > 0
-      && !add_edge (c, m->recv.rank, m->recv.start + m->recv.wait, m->send.rank, pt_msg_psend (m),
-                    error))
+  if (m->recv.decided
+      && !add_edge (c, m->recv.rank, m->recv.unblock, m->send.rank, pt_msg_psend (m), error))
     return FALSE;
-  if (m->send.wait > 0
-      && !add_edge (c, m->send.rank, m->send.start + m->send.wait, m->recv.rank, m->recv.start,
-                    error))
+  if (m->send.decided && m->send.rendezvous
+      && !add_edge (c, m->send.rank, m->send.unblock, m->recv.rank, pt_msg_lrecv (m), error))
     return FALSE;
   return TRUE;
 }
@@ -183,53 +184,79 @@ stats_compute (const char *trace, const PtOptions *o, gboolean critical_path, Pt
       st->records++;
       continue;
     }
+    if (item.type == PTI_TR_ITEM_DERIVED) {
+      const PtiTrDerived *d = &item.derived;
+      PtProcStats *p = &st->procs[d->rank];
+      p->derived += d->end - d->start;
+      p->derived_events += d->events;
+      p->end = MAX (p->end, d->end);
+      continue;
+    }
+    if (item.type == PTI_TR_ITEM_COLLECTIVE) {
+      const PtiTrCollective *c = &item.collective;
+      if (!c->begin) {
+        st->procs[c->rank].collective += c->time - c->begin_time;
+        st->procs[c->rank].calls++;
+      }
+      continue;
+    }
     if (item.type != PTI_TR_ITEM_EVENT)
       continue;
     const PtiTrEvent *e = &item.event;
     PtProcStats *p = &st->procs[e->rank];
     guint64 busy = e->end - e->start - e->wait;
-    switch (e->kind) {
-    case PTI_TR_COMPUTE:
-      p->t[PT_COMPUTE] += e->end - e->start;
-      break;
-    case PTI_TR_SEND:
-    case PTI_TR_ISEND:
-      p->t[PT_SEND] += busy;
-      p->sent++;
-      p->sent_bytes += e->bytes;
-      break;
-    case PTI_TR_RECV:
-    case PTI_TR_IRECV:
-      p->t[PT_RECV] += busy;
-      p->received++;
-      p->received_bytes += e->bytes;
-      break;
-    default:
-      p->t[PT_COMPLETE] += busy;
-      break;
+    PtTimeKind k = e->kind == PTI_TRACE_COMPUTE ? PT_COMPUTE
+                 : PTI_TRACE_KIND_IS_SENDER (e->kind) ? PT_SEND
+                 : PTI_TRACE_KIND_IS_MESSAGE (e->kind) ? PT_RECV : PT_COMPLETE;
+    p->t[k] += e->kind == PTI_TRACE_COMPUTE ? e->end - e->start : busy;
+    p->count[k]++;
+    p->count[PT_WAIT] += e->wait > 0;
+    for (guint i = 0; i < e->n_done; i++) {
+      if (PTI_TRACE_KIND_IS_SENDER (e->done[i].kind)) {
+        p->sent++;
+        p->sent_bytes += e->done[i].bytes;
+      } else {
+        p->received++;
+        p->received_bytes += e->done[i].bytes;
+      }
     }
     p->t[PT_WAIT] += e->wait;
     p->end = MAX (p->end, e->end);
     p->events++;
-    if (join != NULL && PTI_TR_KIND_IS_MESSAGE (e->kind)
-        && !pt_msgjoin_add (join, &item, seq++, &local))
+    if (join != NULL && !pt_msgjoin_add (join, &item, &seq, &local))
       break;
   }
   if (local != NULL) {
     g_propagate_error (error, local);
     return NULL;
   }
-  st->predicted = pti_trace_reader_summary (reader)->predicted;
+  const PtiTrSummary *sum = pti_trace_reader_summary (reader);
+  st->predicted = sum->predicted;
   for (guint r = 0; r < st->n; r++) {
     PtProcStats *p = &st->procs[r];
-    for (guint k = 0; k < PT_N_TIMES; k++)
+    for (guint k = 0; k < PT_N_TIMES; k++) {
       st->total.t[k] += p->t[k];
+      st->total.count[k] += p->count[k];
+    }
     st->total.end = MAX (st->total.end, p->end);
     st->total.events += p->events;
     st->total.sent += p->sent;
     st->total.sent_bytes += p->sent_bytes;
     st->total.received += p->received;
     st->total.received_bytes += p->received_bytes;
+    st->total.derived += p->derived;
+    st->total.derived_events += p->derived_events;
+    st->total.collective += p->collective;
+    st->total.calls += p->calls;
+    /* The engine's totals, each rounded once; without them (a summary
+     * lacking the process), the events' sums. */
+    const PtiTrProcSummary *ps = &sum->procs[r];
+    p->engine[PT_ENGINE_COMPUTE] = ps->present ? ps->compute : p->t[PT_COMPUTE];
+    p->engine[PT_ENGINE_COMM] = ps->present ? ps->comm
+                                            : p->t[PT_SEND] + p->t[PT_RECV] + p->t[PT_COMPLETE];
+    p->engine[PT_ENGINE_WAIT] = ps->present ? ps->wait : p->t[PT_WAIT];
+    for (guint k = 0; k < PT_N_ENGINE; k++)
+      st->total.engine[k] += p->engine[k];
   }
   st->messages = st->total.sent;
   if (join != NULL) {
@@ -254,6 +281,13 @@ pt_stats_compute (const char *trace, const PtOptions *o, gboolean critical_path,
 
 /* ------------------------------------------------------------------------ */
 
+/* a - b, or 0 (sums of rounded times may pass the engine's total by a ns). */
+static guint64
+minus (guint64 a, guint64 b)
+{
+  return a > b ? a - b : 0;
+}
+
 static const char *
 pct (char buf[32], guint64 part, double whole)
 {
@@ -271,7 +305,7 @@ pt_summary (const char *trace, const PtOptions *o, GError **error)
   if (st == NULL)
     return pt_exit_code (*error);
   char a[PT_SECONDS_LEN], b[PT_SECONDS_LEN], c[PT_SECONDS_LEN], d[PT_SECONDS_LEN],
-    e[PT_SECONDS_LEN], f[PT_SECONDS_LEN], p1[32];
+    e[PT_SECONDS_LEN], f[PT_SECONDS_LEN], g[PT_SECONDS_LEN], p1[32];
   g_autoptr (PtiTraceReader) reader = pti_trace_reader_open (trace, error);
   if (reader == NULL)
     return pt_exit_code (*error);
@@ -290,32 +324,46 @@ pt_summary (const char *trace, const PtOptions *o, GError **error)
   for (guint i = 0; i < h->n_models; i++)
     printf (" %s (%s)%s", h->models[i].name, h->models[i].owner, i + 1 < h->n_models ? "," : "");
   printf ("\n");
-  printf ("predicted: %s s; %u processes, %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
+  const PtProcStats *t = &st->total;
+  g_autofree char *derived = t->derived_events > 0
+    ? g_strdup_printf (" in the trace and %" G_GUINT64_FORMAT " derived", t->derived_events)
+    : g_strdup ("");
+  printf ("predicted: %s s; %u processes, %" G_GUINT64_FORMAT " events%s, %" G_GUINT64_FORMAT
           " messages, %" G_GUINT64_FORMAT " model records\n\n", pt_seconds (a, st->predicted),
-          st->n, st->total.events, st->messages, st->records);
+          st->n, st->total.events, derived, st->messages, st->records);
 
-  printf ("%6s %15s %15s %15s %15s %15s %15s %9s %14s %9s %14s\n", "rank", "end (s)", "compute (s)",
-          "send (s)", "recv (s)", "complete (s)", "wait (s)", "sent", "bytes sent", "received",
-          "bytes received");
-  for (guint r = 0; r < st->n; r++) {
-    const PtProcStats *p = &st->procs[r];
-    printf ("%6u %15s %15s %15s %15s %15s %15s %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
-            " %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", r, pt_seconds (a, p->end),
+  printf ("%6s %15s %15s %15s %15s %15s %15s %15s %9s %14s %9s %14s\n", "rank", "end (s)",
+          "compute (s)", "send (s)", "recv (s)", "complete (s)", "wait (s)", "derived (s)",
+          "sent", "bytes sent", "received", "bytes received");
+  for (guint r = 0; r <= st->n; r++) {
+    const PtProcStats *p = r < st->n ? &st->procs[r] : t;
+    char rank[16];
+    g_snprintf (rank, sizeof rank, r < st->n ? "%u" : "all", r);
+    printf ("%6s %15s %15s %15s %15s %15s %15s %15s %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
+            " %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", rank, pt_seconds (a, p->end),
             pt_seconds (b, p->t[PT_COMPUTE]), pt_seconds (c, p->t[PT_SEND]),
             pt_seconds (d, p->t[PT_RECV]), pt_seconds (e, p->t[PT_COMPLETE]),
-            pt_seconds (f, p->t[PT_WAIT]), p->sent, p->sent_bytes, p->received, p->received_bytes);
+            pt_seconds (f, p->t[PT_WAIT]), pt_seconds (g, p->derived), p->sent, p->sent_bytes,
+            p->received, p->received_bytes);
   }
-  const PtProcStats *t = &st->total;
-  printf ("%6s %15s %15s %15s %15s %15s %15s %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
-          " %9" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", "all", pt_seconds (a, t->end),
-          pt_seconds (b, t->t[PT_COMPUTE]), pt_seconds (c, t->t[PT_SEND]),
-          pt_seconds (d, t->t[PT_RECV]), pt_seconds (e, t->t[PT_COMPLETE]),
-          pt_seconds (f, t->t[PT_WAIT]), t->sent, t->sent_bytes, t->received, t->received_bytes);
   double whole = (double) st->n * (double) st->predicted;
   printf ("%6s %15s", "share", "");
   for (guint k = 0; k < PT_N_TIMES; k++)
     printf (" %15s", pct (p1, t->t[k], whole));
-  printf ("   (of %u x predicted time)\n\n", st->n);
+  printf (" %15s   (of %u x predicted time)\n", pct (p1, t->derived, whole), st->n);
+  if (t->derived_events > 0)
+    printf ("derived: analytical repetition derived %s s of the processes' time (%" G_GUINT64_FORMAT
+            " events, not in the trace): compute %s s, comm %s s, wait %s s in the totals of the "
+            "trace's summary\n", pt_seconds (a, t->derived), t->derived_events,
+            pt_seconds (b, minus (t->engine[PT_ENGINE_COMPUTE], t->t[PT_COMPUTE])),
+            pt_seconds (c, minus (t->engine[PT_ENGINE_COMM],
+                                  t->t[PT_SEND] + t->t[PT_RECV] + t->t[PT_COMPLETE])),
+            pt_seconds (d, minus (t->engine[PT_ENGINE_WAIT], t->t[PT_WAIT])));
+  if (t->calls > 0)
+    printf ("collectives: %" G_GUINT64_FORMAT " calls on the processes, %s s inside them (%s of "
+            "the processes' time)\n", t->calls, pt_seconds (a, t->collective),
+            pct (p1, t->collective, whole));
+  printf ("\n");
 
   printf ("critical path: walked back from rank %u (ends at %s s) through %" G_GUINT64_FORMAT
           " waited message%s; %s s on processes, %s s of messages in flight\n", st->last_rank,
@@ -358,6 +406,23 @@ pt_summary (const char *trace, const PtOptions *o, GError **error)
 
 /* ------------------------------------------------------------------------ */
 
+/* Rounding.  A trace holds times with nine fraction digits: a total of
+ * the engine's (the trace's summary) is rounded once, a sum of event
+ * durations once per time it adds (an event's busy part end - start -
+ * wait, three).  Two predictions whose totals are equal can therefore
+ * differ by up to the rounding of their sums, and a difference no larger
+ * than that is no difference: it is shown as zero.  Bounds in ns: 1 per
+ * engine total (per process; n for all), and 2 per event summed (1.5
+ * rounded up), for each trace. */
+#define PT_ROUNDING_EVENT 2
+
+/* @b, or @a when they differ by no more than @tol ns. */
+static guint64
+within (guint64 a, guint64 b, guint64 tol)
+{
+  return (a > b ? a - b : b - a) <= tol ? a : b;
+}
+
 /* "+0.000001000" / "-1.500000000" */
 static const char *
 delta (char buf[PT_SECONDS_LEN + 1], guint64 a, guint64 b)
@@ -386,6 +451,47 @@ count_row (const char *name, guint64 a, guint64 b)
           name, a, b, d, change (c, a, b));
 }
 
+static void
+time_row (const char *name, guint64 a, guint64 b, guint64 tol)
+{
+  char s1[PT_SECONDS_LEN], s2[PT_SECONDS_LEN], s3[PT_SECONDS_LEN + 1], c[32];
+  guint64 bb = within (a, b, tol);
+  printf ("%-18s %15s %15s %16s %9s\n", name, pt_seconds (s1, a), pt_seconds (s2, b),
+          delta (s3, a, bb), change (c, a, bb));
+}
+
+/* The per-process figures the diff compares, each with its rounding bound
+ * (ns) for the two traces together. */
+typedef enum { D_COMPUTE, D_COMM, D_SEND, D_RECV, D_COMPLETE, D_WAIT, D_DERIVED, D_N } DiffKind;
+static const char *const diff_names[D_N] = {
+  "compute", "comm", "  send", "  recv", "  complete", "wait", "derived",
+};
+
+static guint64
+diff_value (const PtProcStats *p, DiffKind k)
+{
+  switch (k) {
+  case D_COMPUTE: return p->engine[PT_ENGINE_COMPUTE];
+  case D_COMM: return p->engine[PT_ENGINE_COMM];
+  case D_SEND: return p->t[PT_SEND];
+  case D_RECV: return p->t[PT_RECV];
+  case D_COMPLETE: return p->t[PT_COMPLETE];
+  case D_WAIT: return p->engine[PT_ENGINE_WAIT];
+  default: return p->derived;
+  }
+}
+
+static guint64
+diff_tolerance (const PtProcStats *a, const PtProcStats *b, DiffKind k, guint64 procs)
+{
+  switch (k) {
+  case D_SEND: return PT_ROUNDING_EVENT * (a->count[PT_SEND] + b->count[PT_SEND]);
+  case D_RECV: return PT_ROUNDING_EVENT * (a->count[PT_RECV] + b->count[PT_RECV]);
+  case D_COMPLETE: return PT_ROUNDING_EVENT * (a->count[PT_COMPLETE] + b->count[PT_COMPLETE]);
+  default: return procs;   /* engine totals and span ends: rounded once per process */
+  }
+}
+
 int
 pt_diff (const char *pa, const char *pb, const PtOptions *o, GError **error)
 {
@@ -401,19 +507,21 @@ pt_diff (const char *pa, const char *pb, const PtOptions *o, GError **error)
   printf ("B: %s (%s on %s, %u processes, predicted %s s)\n\n", B->path, B->workload, B->system,
           B->n, pt_seconds (s1, B->predicted));
   printf ("%-18s %15s %15s %16s %9s\n", "total", "A (s)", "B (s)", "B - A (s)", "change");
-  printf ("%-18s %15s %15s %16s %9s\n", "predicted time", pt_seconds (s1, A->predicted),
-          pt_seconds (s2, B->predicted), delta (s3, A->predicted, B->predicted),
-          change (c, A->predicted, B->predicted));
-  for (guint k = 0; k < PT_N_TIMES; k++) {
-    g_autofree char *name = g_strdup_printf ("%s (all)", pt_time_kind_names[k]);
-    printf ("%-18s %15s %15s %16s %9s\n", name, pt_seconds (s1, A->total.t[k]),
-            pt_seconds (s2, B->total.t[k]), delta (s3, A->total.t[k], B->total.t[k]),
-            change (c, A->total.t[k], B->total.t[k]));
+  time_row ("predicted time", A->predicted, B->predicted, 1);
+  for (guint k = 0; k < D_N; k++) {
+    g_autofree char *name = g_strdup_printf ("%s (all)", diff_names[k]);
+    time_row (name, diff_value (&A->total, k), diff_value (&B->total, k),
+              diff_tolerance (&A->total, &B->total, k, MAX (A->n, B->n)));
   }
+  printf ("(compute, comm and wait: the engine's totals; send, recv and complete: the trace's "
+          "events, whose sums\n differ from the totals by their rounding to 1 ns: differences "
+          "within it are shown as 0)\n");
   printf ("\n%-18s %15s %15s %16s %9s\n", "count", "A", "B", "B - A", "change");
   count_row ("events", A->total.events, B->total.events);
+  count_row ("derived events", A->total.derived_events, B->total.derived_events);
   count_row ("messages", A->messages, B->messages);
   count_row ("bytes sent", A->total.sent_bytes, B->total.sent_bytes);
+  count_row ("collective calls", A->total.calls, B->total.calls);
   count_row ("model records", A->records, B->records);
 
   guint n = MIN (A->n, B->n);
@@ -422,27 +530,33 @@ pt_diff (const char *pa, const char *pb, const PtOptions *o, GError **error)
             n ? n - 1 : 0);
   printf ("\nper process: end in A and B, then B - A per kind (s)\n");
   printf ("%6s %15s %15s %16s", "rank", "end A", "end B", "end B - A");
-  for (guint k = 0; k < PT_N_TIMES; k++)
-    printf (" %16s", pt_time_kind_names[k]);
+  for (guint k = 0; k < D_N; k++)
+    printf (" %16s", diff_names[k] + strspn (diff_names[k], " "));
   printf ("\n");
   for (guint r = 0; r < n; r++) {
     const PtProcStats *a = &A->procs[r], *b = &B->procs[r];
     printf ("%6u %15s %15s %16s", r, pt_seconds (s1, a->end), pt_seconds (s2, b->end),
-            delta (s3, a->end, b->end));
-    for (guint k = 0; k < PT_N_TIMES; k++)
-      printf (" %16s", delta (s3, a->t[k], b->t[k]));
+            delta (s3, a->end, within (a->end, b->end, 1)));
+    for (guint k = 0; k < D_N; k++) {
+      guint64 va = diff_value (a, k), vb = within (va, diff_value (b, k),
+                                                   diff_tolerance (a, b, k, 1));
+      printf (" %16s", delta (s3, va, vb));
+    }
     printf ("\n");
   }
   printf ("\nper process and kind, relative change (B - A) / A\n%6s", "rank");
-  for (guint k = 0; k < PT_N_TIMES; k++)
-    printf (" %10s", pt_time_kind_names[k]);
+  for (guint k = 0; k < D_N; k++)
+    printf (" %10s", diff_names[k] + strspn (diff_names[k], " "));
   printf (" %10s\n", "end");
   for (guint r = 0; r < n; r++) {
     const PtProcStats *a = &A->procs[r], *b = &B->procs[r];
     printf ("%6u", r);
-    for (guint k = 0; k < PT_N_TIMES; k++)
-      printf (" %10s", change (c, a->t[k], b->t[k]));
-    printf (" %10s\n", change (c, a->end, b->end));
+    for (guint k = 0; k < D_N; k++) {
+      guint64 va = diff_value (a, k), vb = within (va, diff_value (b, k),
+                                                   diff_tolerance (a, b, k, 1));
+      printf (" %10s", change (c, va, vb));
+    }
+    printf (" %10s\n", change (c, a->end, within (a->end, b->end, 1)));
   }
   return PT_EXIT_OK;
 }

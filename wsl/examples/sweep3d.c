@@ -8,10 +8,17 @@
  *
  * Parameters (-D): npe_i, npe_j (process grid), it, jt, kt (per-rank grid),
  * mk (k-planes per block), mm (angles per octant), mmi (angles per block),
- * iterations, and eval_mode, how to evaluate (same prediction every way):
- * 0 all at once, 1 with a partial evaluation after each iteration (memory
- * bounded by one iteration), 2 with the iterations as one block under
- * analytical repetition (time independent of the iteration count). */
+ * iterations, setup (0: the bare wavefront, without the set-up
+ * broadcasts), and eval_mode, how the workload is given and evaluated (the
+ * same prediction every way):
+ *   0 rank by rank (the default): each rank's program is a function the
+ *     evaluation runs as a coroutine, asking for its next device uses when
+ *     it needs them, so memory is bounded by what is in flight;
+ *   1 pushed phase by phase across ranks, with a partial evaluation after
+ *     each iteration (the paper's partial evaluation);
+ *   2 rank by rank, with the iterations as one block under analytical
+ *     repetition (time nearly independent of the iteration count);
+ *   3 pushed all at once, then evaluated (the paper's plain form). */
 #include <pti/wsl.h>
 
 #include <math.h>
@@ -122,7 +129,7 @@ param (PtiContext *ctx, const char *name, double def, int min, int *out, GError 
 
 /* The problem, as every rank sees it. */
 typedef struct {
-  int npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode;
+  int npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode, setup;
 } Problem;
 
 /* Rank @r's neighbours; -1 where there is none. */
@@ -140,9 +147,12 @@ static gboolean
 emit_setup (PtiContext *ctx, const Problem *pb, int r, GError **error)
 {
   int p = pb->npe_i * pb->npe_j;
-  return pti_mpi_bcast (ctx, r, 0, 4, error) && pti_mpi_bcast (ctx, r, 0, 4ull * p, error)
-         && pti_mpi_barrier (ctx, r, error) && pti_mpi_bcast (ctx, r, 0, 64, error)
-         && pti_mpi_bcast (ctx, r, 0, 32, error) && pti_mpi_barrier (ctx, r, error);
+  if (pb->setup
+      && !(pti_mpi_bcast (ctx, r, 0, 4, error) && pti_mpi_bcast (ctx, r, 0, 4ull * p, error)
+           && pti_mpi_barrier (ctx, r, error) && pti_mpi_bcast (ctx, r, 0, 64, error)
+           && pti_mpi_bcast (ctx, r, 0, 32, error)))
+    return FALSE;
+  return pti_mpi_barrier (ctx, r, error) && pti_phase_begin (ctx, r, "sweep", error);
 }
 
 /* One iteration of rank @r: source, the sweep over 8 octants, the two global reductions. */
@@ -189,10 +199,13 @@ emit_iteration (PtiContext *ctx, Sweep *s, const Problem *pb, int r, GError **er
          && pti_mpi_allreduce (ctx, r, 8, error);
 }
 
+/* The timed part is the phase "sweep": from the barrier after the set-up
+ * to the barrier after the last iteration. */
 static gboolean
 emit_end (PtiContext *ctx, Sweep *s, int r, GError **error)
 {
-  if (!pti_mpi_barrier (ctx, r, error) || !pti_use (ctx, r, s->balance, error))
+  if (!pti_mpi_barrier (ctx, r, error) || !pti_phase_end (ctx, r, "sweep", error)
+      || !pti_use (ctx, r, s->balance, error))
     return FALSE;
   for (int n = 0; n < 8; n++)
     if (!pti_mpi_allreduce (ctx, r, 8, error))
@@ -200,10 +213,10 @@ emit_end (PtiContext *ctx, Sweep *s, int r, GError **error)
   return TRUE;
 }
 
-/* Every rank's events, phase by phase (set-up, each iteration, the end)
- * rather than rank by rank: stage 2 does not care, and a partial evaluation
- * (automatic with ptieval's --pending-limit) between phases can then free
- * them, so memory stays bounded however many iterations there are. */
+/* Every rank's events pushed phase by phase (set-up, each iteration, the
+ * end) rather than rank by rank: stage 2 does not care, and a partial
+ * evaluation between phases (eval_mode 1) can then free them, so memory
+ * stays bounded however many iterations there are. */
 static gboolean
 emit (PtiContext *ctx, Sweep *s, const Problem *pb, GError **error)
 {
@@ -211,19 +224,12 @@ emit (PtiContext *ctx, Sweep *s, const Problem *pb, GError **error)
   for (int r = 0; r < p; r++)
     if (!emit_setup (ctx, pb, r, error))
       return FALSE;
-  if (pb->eval_mode == 2 && pb->iterations > 0) {
+  for (int its = 1; its <= pb->iterations; its++) {
     for (int r = 0; r < p; r++)
-      if (!pti_repeat_begin (ctx, r, pb->iterations, error)
-          || !emit_iteration (ctx, s, pb, r, error) || !pti_repeat_end (ctx, r, error))
+      if (!emit_iteration (ctx, s, pb, r, error))
         return FALSE;
-  } else {
-    for (int its = 1; its <= pb->iterations; its++) {
-      for (int r = 0; r < p; r++)
-        if (!emit_iteration (ctx, s, pb, r, error))
-          return FALSE;
-      if (pb->eval_mode == 1 && !pti_evaluate_partial (ctx, error))
-        return FALSE;
-    }
+    if (pb->eval_mode == 1 && !pti_evaluate_partial (ctx, error))
+      return FALSE;
   }
   for (int r = 0; r < p; r++)
     if (!emit_end (ctx, s, r, error))
@@ -231,20 +237,56 @@ emit (PtiContext *ctx, Sweep *s, const Problem *pb, GError **error)
   return TRUE;
 }
 
+/* The workload rank by rank (eval_mode 0 and 2): one rank's whole program,
+ * which the evaluation runs as it needs its events. */
+typedef struct {
+  Sweep s;
+  Problem pb;
+} Program;
+
+static gboolean
+rank_program (PtiContext *ctx, guint rank, gpointer data, GError **error)
+{
+  Program *pr = data;
+  int r = (int) rank;
+  if (!emit_setup (ctx, &pr->pb, r, error))
+    return FALSE;
+  if (pr->pb.eval_mode == 2 && pr->pb.iterations > 0) {
+    if (!pti_repeat_begin (ctx, rank, pr->pb.iterations, error)
+        || !emit_iteration (ctx, &pr->s, &pr->pb, r, error) || !pti_repeat_end (ctx, rank, error))
+      return FALSE;
+  } else {
+    for (int its = 1; its <= pr->pb.iterations; its++)
+      if (!emit_iteration (ctx, &pr->s, &pr->pb, r, error))
+        return FALSE;
+  }
+  return emit_end (ctx, &pr->s, r, error);
+}
+
+static void
+program_free (gpointer data)
+{
+  Program *pr = data;
+  sweep_clear (&pr->s);
+  g_free (pr);
+}
+
 static gboolean
 build (PtiContext *ctx, gpointer user_data, GError **error)
 {
-  int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations, eval_mode;
+  int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations, eval_mode, setup;
   if (!param (ctx, "npe_i", 4, 1, &npe_i, error) || !param (ctx, "npe_j", 4, 1, &npe_j, error)
       || !param (ctx, "it", 50, 0, &it, error) || !param (ctx, "jt", 50, 0, &jt, error)
       || !param (ctx, "kt", 200, 0, &kt, error) || !param (ctx, "mk", 10, 1, &mk, error)
       || !param (ctx, "mm", 6, 0, &mm, error) || !param (ctx, "mmi", 3, 1, &mmi, error)
       || !param (ctx, "iterations", 12, 0, &iterations, error)
+      || !param (ctx, "setup", 1, 0, &setup, error)
       || !param (ctx, "eval_mode", 0, 0, &eval_mode, error))
     return FALSE;
-  if (eval_mode > 2) {
+  if (eval_mode > 3) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "sweep3d: eval_mode = %d: 0 (all at once), 1 (partial) or 2 (repetition)", eval_mode);
+                 "sweep3d: eval_mode = %d: 0 (rank by rank), 1 (pushed, partial evaluation), "
+                 "2 (rank by rank, repetition) or 3 (pushed all at once)", eval_mode);
     return FALSE;
   }
   if (mm % mmi != 0) {
@@ -255,22 +297,34 @@ build (PtiContext *ctx, gpointer user_data, GError **error)
   int mmo = mm / mmi, kb = (kt + mk - 1) / mk;
   if (!pti_context_set_processes (ctx, (guint) (npe_i * npe_j), error))
     return FALSE;
+  /* The performance assertions of sweep3d.xml (which explains them); they
+   * read the derived values mmo and kb as parameters. */
+  if (!pti_context_set_param (ctx, "mmo", mmo, error) || !pti_context_set_param (ctx, "kb", kb, error)
+      || !pti_assert (ctx, "sweep_efficiency", "sweep_efficiency > 0.6", error)
+      || !pti_assert (ctx, "sweep_messages", "sweep_messages >= iterations * 8 * mmo * kb * "
+                      "(npe_i * (npe_j - 1) + npe_j * (npe_i - 1))", error))
+    return FALSE;
 
-  Sweep s = { 0 };
+  Program *pr = g_new0 (Program, 1);
+  Sweep *s = &pr->s;
   PtiSymbols *sym = pti_context_get_symbols (ctx);
-  s.nk = pti_symbols_intern (sym, "nk");
-  s.up_ew = pti_symbols_intern (sym, "up_ew");
-  s.up_ns = pti_symbols_intern (sym, "up_ns");
-  s.dn_ew = pti_symbols_intern (sym, "dn_ew");
-  s.dn_ns = pti_symbols_intern (sym, "dn_ns");
-  gboolean ok = (s.source = pti_rud_new (ctx, "source", source_rud, error)) != NULL
-                && (s.angle_setup = pti_rud_new (ctx, "angle_setup", angle_setup_rud, error)) != NULL
-                && (s.block = pti_rud_new (ctx, "block", block_rud, error)) != NULL
-                && (s.flux_err = pti_rud_new (ctx, "flux_err", flux_err_rud, error)) != NULL
-                && (s.balance = pti_rud_new (ctx, "balance", balance_rud, error)) != NULL;
-  Problem pb = { npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode };
-  ok = ok && emit (ctx, &s, &pb, error);
-  sweep_clear (&s);
+  s->nk = pti_symbols_intern (sym, "nk");
+  s->up_ew = pti_symbols_intern (sym, "up_ew");
+  s->up_ns = pti_symbols_intern (sym, "up_ns");
+  s->dn_ew = pti_symbols_intern (sym, "dn_ew");
+  s->dn_ns = pti_symbols_intern (sym, "dn_ns");
+  gboolean ok = (s->source = pti_rud_new (ctx, "source", source_rud, error)) != NULL
+                && (s->angle_setup = pti_rud_new (ctx, "angle_setup", angle_setup_rud, error)) != NULL
+                && (s->block = pti_rud_new (ctx, "block", block_rud, error)) != NULL
+                && (s->flux_err = pti_rud_new (ctx, "flux_err", flux_err_rud, error)) != NULL
+                && (s->balance = pti_rud_new (ctx, "balance", balance_rud, error)) != NULL;
+  pr->pb = (Problem) { npe_i, npe_j, it, jt, kt, mk, mmi, mmo, kb, iterations, eval_mode,
+                       setup != 0 };
+  if (ok && (eval_mode == 0 || eval_mode == 2))
+    return pti_context_set_rank_program (ctx, rank_program, pr, program_free, error)
+           || (program_free (pr), FALSE);
+  ok = ok && emit (ctx, s, &pr->pb, error);
+  program_free (pr);
   return ok;
 }
 

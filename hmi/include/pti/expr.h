@@ -77,6 +77,21 @@ PTI_API void pti_symbols_set (PtiSymbols *symbols, guint slot, double value);
 PTI_API double pti_symbols_get (const PtiSymbols *symbols, guint slot);
 
 /**
+ * pti_symbols_gather:
+ * @slots: (array length=n): slots to read
+ * @out: (array length=n): their values
+ *
+ * Reads @n slots at once (a workload source saving one rank's variables
+ * before it turns to another rank).
+ */
+PTI_API void pti_symbols_gather (const PtiSymbols *symbols, guint n, const guint *slots,
+                                 double *out);
+
+/** pti_symbols_scatter: binds @n slots to @values at once (the reverse). */
+PTI_API void pti_symbols_scatter (PtiSymbols *symbols, guint n, const guint *slots,
+                                  const double *values);
+
+/**
  * pti_symbols_values:
  * Returns: (transfer none): the value array, indexed by slot; valid until the
  * next pti_symbols_intern.
@@ -98,6 +113,21 @@ typedef struct _PtiExpr PtiExpr;
 PTI_API PtiExpr *pti_expr_compile (const char *text, PtiSymbols *symbols, GError **error);
 
 /**
+ * pti_expr_compile_folded:
+ * @is_constant: (nullable): TRUE for the slots whose value is fixed for good
+ * @data: given to @is_constant
+ *
+ * pti_expr_compile(), with every name whose slot @is_constant accepts (and
+ * that is bound now) replaced by its current value, and what then depends
+ * only on numbers folded: `8 * jt * mk` with jt and mk fixed parameters is
+ * one number, evaluated at no cost.  Errors quote @text as written.
+ * Returns: (transfer full): the compiled expression, or NULL with @error.
+ */
+PTI_API PtiExpr *pti_expr_compile_folded (const char *text, PtiSymbols *symbols,
+                                          gboolean (*is_constant) (guint slot, gpointer data),
+                                          gpointer data, GError **error);
+
+/**
  * pti_expr_eval:
  *
  * Hot path.  Returns the value with the current slot values.  If any slot it
@@ -114,6 +144,9 @@ PTI_API double pti_expr_eval (const PtiExpr *expr, const PtiSymbols *symbols);
  */
 PTI_API gboolean pti_expr_check (const PtiExpr *expr, const PtiSymbols *symbols,
                                  double *value, GError **error);
+
+/** pti_expr_is_name: Returns: TRUE (and its slot) if @expr is a bare name. */
+PTI_API gboolean pti_expr_is_name (const PtiExpr *expr, guint *slot);
 
 /** pti_expr_is_constant: Returns: TRUE (and the value) if @expr reads no slot. */
 PTI_API gboolean pti_expr_is_constant (const PtiExpr *expr, double *value);

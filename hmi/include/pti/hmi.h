@@ -17,6 +17,7 @@
  *    with the model's `rud_free`.
  *
  * Hot path (called once per event, must not allocate or parse): PtiCpuOps.cost,
+ * PtiCpuOps.time_cost / flops_cost,
  * PtiNetOps.send_overhead / recv_overhead / transfer / flow_start / flow_next
  * / flow_advance, PtiNetSink's callbacks, pti_expr_eval.  Also
  * PtiModelDesc.reconfigure with apply TRUE (once per scheduled change).
@@ -38,6 +39,7 @@
 #define PTI_HMI_INSIDE
 #include <pti/expr.h>
 #undef PTI_HMI_INSIDE
+#include <pti/rud.h>
 
 G_BEGIN_DECLS
 
@@ -141,6 +143,16 @@ PTI_API gboolean pti_config_get_bytes (const xmlNode *parent, const char *name,
                                        guint64 *bytes, GError **error);
 
 /**
+ * pti_config_get_flop_rate:
+ * @parent: a configuration element
+ * @name: child element with a positive number and a required `unit`
+ *   attribute (`Flop/s`, `KFlop/s`, `MFlop/s`, `GFlop/s`, `TFlop/s`; decimal)
+ * @flops_per_second: (out): the value in floating-point operations per second
+ */
+PTI_API gboolean pti_config_get_flop_rate (const xmlNode *parent, const char *name,
+                                           double *flops_per_second, GError **error);
+
+/**
  * pti_parse_time:
  * @text: a number and a time unit, e.g. "250us", "1.5 ms"
  * @seconds: (out): the value in seconds
@@ -159,6 +171,14 @@ PTI_API gboolean pti_parse_bandwidth (const char *text, double *bytes_per_second
                                       GError **error);
 
 /**
+ * pti_parse_flop_rate:
+ * @text: a number and a flop-rate unit, e.g. "2.5GFlop/s", "450 MFlop/s"
+ * @flops_per_second: (out): the value in floating-point operations per second (> 0)
+ */
+PTI_API gboolean pti_parse_flop_rate (const char *text, double *flops_per_second,
+                                      GError **error);
+
+/**
  * pti_node_error:
  * @error: (out) (optional): where to put the error
  * @node: the element the error is about; its document URL and line are named
@@ -169,6 +189,41 @@ PTI_API gboolean pti_parse_bandwidth (const char *text, double *bytes_per_second
  */
 PTI_API gboolean pti_node_error (GError **error, const xmlNode *node,
                                  const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+/* ---- text from users ---------------------------------------------------- */
+
+/**
+ * pti_text_check:
+ * @text: bytes from a user: a file, the command line, a caller's string
+ * @len: their length, or -1 if @text is NUL-terminated
+ * @max_len: the most bytes allowed, or 0 for no limit
+ * @what: what @text is, for the message ("changes.txt:3", "-D value"); it
+ *   must not quote @text itself, which may not be printable
+ *
+ * Text is UTF-8 without NUL bytes, at most @max_len bytes long.  Check every
+ * string that comes from outside before any GLib string function sees it
+ * (some abort on invalid UTF-8) and before it is stored or written.
+ *
+ * Returns: FALSE with a PTI_ERROR_INVALID @error naming @what and the column
+ *   (byte, from 1) of the first offending byte.
+ */
+PTI_API gboolean pti_text_check (const char *text, gssize len, gsize max_len, const char *what,
+                                 GError **error);
+
+/**
+ * pti_nearest_names:
+ * @name: a name that is not known
+ * @known: (array length=n_known): the names that are (NULL entries are skipped)
+ * @n_known: their number
+ *
+ * The hint of every "unknown name" error: up to three known names a typing
+ * mistake away from @name (optimal string alignment distance at most half
+ * its length, case-insensitive), nearest first; ties go to names sharing
+ * more letters, then a longer common prefix, then the order of @known.
+ *
+ * Returns: (transfer full) (nullable): "A, B, C", or NULL if none is close.
+ */
+PTI_API char *pti_nearest_names (const char *name, const char *const *known, gsize n_known);
 
 /* ---- model descriptor --------------------------------------------------- */
 
@@ -204,10 +259,16 @@ typedef struct {
  * many times with the current parameter values (stage 1 of the evaluation).
  */
 typedef struct {
-  guint32 version; /* PTI_CPU_OPS_VERSION; a version-1 table has every field below */
-  /* Compile a `<rud device="cpu">` element.  Names used in expressions are
-   * interned in @symbols.  Called once per RUD, never per event.
-   * Returns (transfer full) an opaque compiled form, or NULL with @error. */
+  guint32 version; /* PTI_CPU_OPS_VERSION; a version-1 table has the fields up to rud_slots */
+  /* RUDs are priced through rud_fold (version 2) or rud_compile (version 1),
+   * then rud_free and cost.  A version-2 model of bursts only (cpu-time)
+   * sets none of the four and sets time_cost or flops_cost instead
+   * (PTI_CPU_OPS_HAS_RUDS tells which). */
+  /* Version 1 (models that parse the XML themselves; NULL if rud_fold is
+   * set): compile a `<rud device="cpu">` element.  Names used in
+   * expressions are interned in @symbols.  Called once per RUD, never per
+   * event.  Returns (transfer full) an opaque compiled form, or NULL with
+   * @error. */
   gpointer (*rud_compile) (const xmlNode *rud, PtiSymbols *symbols, GError **error);
   /* Release what rud_compile returned. */
   void (*rud_free) (gpointer compiled);
@@ -223,8 +284,59 @@ typedef struct {
    * which saves re-evaluating a RUD in the many uses that repeat it.
    * (transfer none), valid as long as @compiled. */
   const guint *(*rud_slots) (gconstpointer compiled, guint *n_slots);
+
+  /* ---- version 2: a parsed RUD to fold; computations given as a time or as flops ---- */
+
+  /* Compile the RUD the HMI parsed (pti/rud.h: its structure is checked;
+   * the model reads the attributes and operation codes it knows, compiles
+   * their expressions against @symbols, and names what it refuses with
+   * pti_rud_error).  The tree is borrowed for the call.  Set this or
+   * rud_compile, or neither for a model of bursts only. */
+  gpointer (*rud_fold) (const PtiRudNode *rud, PtiSymbols *symbols, GError **error);
+
+  /* A replayed trace gives each burst of computation as the time it took on
+   * the host where it was measured (captures, Dimemas) or as a number of
+   * floating-point operations (SimGrid TI).  Bursts differ from one event to
+   * the next, so they are priced from the number alone, with no RUD. */
+
+  /* Optional (NULL: the model cannot price measured times).  Hot path: the
+   * time in s on the CPU @instance describes of a computation that took
+   * @measured s (>= 0, finite) on the host where it was measured.  Must not
+   * allocate except to report an error; an error (the configuration does
+   * not say how the two hosts compare, say) names what to configure. */
+  gboolean (*time_cost) (gconstpointer instance, double measured, double *seconds,
+                         GError **error);
+  /* Optional (NULL: the model cannot price flops).  Hot path: the time in s
+   * @flops (>= 0, finite) floating-point operations take on the CPU
+   * @instance describes.  Errors as time_cost's. */
+  gboolean (*flops_cost) (gconstpointer instance, double flops, double *seconds,
+                          GError **error);
 } PtiCpuOps;
-#define PTI_CPU_OPS_VERSION 1u
+#define PTI_CPU_OPS_VERSION 2u
+
+/* TRUE if @ops folds the HMI's parsed RUD (else it parses the XML itself,
+ * or prices no RUD). */
+#define PTI_CPU_OPS_FOLDS(ops) ((ops)->version >= 2u && (ops)->rud_fold != NULL)
+
+/* TRUE if @ops (as the engine holds it: fields beyond its version NULL)
+ * prices RUDs (by rud_fold or rud_compile); FALSE for a model of bursts only. */
+#define PTI_CPU_OPS_HAS_RUDS(ops) ((ops)->rud_compile != NULL || PTI_CPU_OPS_FOLDS (ops))
+
+/**
+ * pti_cpu_rud_compile:
+ * @ops: a CPU model's operations
+ * @rud: a `<rud device="cpu">` element, borrowed for the call
+ *
+ * Compiles @rud for the model the way the engine does: parsed into the
+ * HMI's tree and folded (rud_fold), or handed over as XML to a version-1
+ * model (rud_compile).  For model tests and tools.  A model that prices no
+ * RUD (!PTI_CPU_OPS_HAS_RUDS) refuses it with an error naming the model's
+ * way (time_cost, flops_cost).
+ * Returns: (transfer full): the compiled form (free with ops->rud_free), or
+ * NULL with @error.
+ */
+PTI_API gpointer pti_cpu_rud_compile (const PtiCpuOps *ops, const xmlNode *rud,
+                                      PtiSymbols *symbols, GError **error);
 
 /**
  * PtiTransfer:
@@ -268,6 +380,32 @@ typedef struct {
    * work of making records.  The engine copies the strings. */
   void (*record) (gpointer host, guint type, const char *const *values);
 } PtiNetSink;
+
+/**
+ * PtiDigest:
+ *
+ * What a model tells analytical repetition about its state (see
+ * PtiNetOps.digest).  The engine sums up its whole state this way at the
+ * start of repetitions of a repeated block; when two such digests are the
+ * same but for a shift in time, the evaluation is periodic from there on
+ * and repetitions can be derived without calling the models.  Owned by the
+ * engine; valid for the call it is passed to.  Hot path: no (once per
+ * repetition).
+ */
+typedef struct _PtiDigest PtiDigest;
+
+/* A discrete part of the state (a count, a port, an index, a flag): must be
+ * equal for two states to be the same. */
+PTI_API void pti_digest_add_int (PtiDigest *digest, guint64 value);
+/* A point in simulated time (s): compared relative to the digest's origin,
+ * so that a state shifted in time is the same state.  Infinite values are
+ * allowed (a time that never comes). */
+PTI_API void pti_digest_add_time (PtiDigest *digest, double t);
+/* Any other number (bytes left, a rate): compared as it is, to rounding. */
+PTI_API void pti_digest_add_quantity (PtiDigest *digest, double value);
+/* A cookie the engine gave the model (PtiFlow.cookie): its canonical
+ * number in this digest, which is what to add (as an int). */
+PTI_API guint64 pti_digest_cookie (PtiDigest *digest, gpointer cookie);
 
 /**
  * PtiNetOps:
@@ -319,8 +457,25 @@ typedef struct {
   /* Resource models: move the model's clock to @now (>= every earlier time
    * it was given) and report through @sink every flow that has ended. */
   void (*flow_advance) (gpointer instance, double now, const PtiNetSink *sink);
+
+  /* ---- version 3 ---- */
+
+  /* Optional, both or neither (a model without them is never shifted, and
+   * repeated blocks on its network are evaluated in full).  Analytical
+   * repetition: @digest adds to @d everything in the state that shapes what
+   * the model will do (times through pti_digest_add_time, flows by their
+   * cookies), in an order that does not depend on memory addresses; @shift
+   * moves every time in the state by @dt (s), as if the same state had come
+   * about @dt later.  A model whose results depend on absolute time (not
+   * only on differences of times) must not set them. */
+  void (*digest) (gconstpointer instance, PtiDigest *d);
+  void (*shift) (gpointer instance, double dt);
 } PtiNetOps;
-#define PTI_NET_OPS_VERSION 2u
+#define PTI_NET_OPS_VERSION 3u
+
+/* TRUE if @ops can be digested and shifted for analytical repetition. */
+#define PTI_NET_OPS_CAN_SHIFT(ops)                                            \
+  ((ops)->version >= 3u && (ops)->digest != NULL && (ops)->shift != NULL)
 
 /* TRUE if @ops describes a resource (flow-level) network model. */
 #define PTI_NET_OPS_HAS_FLOWS(ops)                                            \
@@ -345,7 +500,8 @@ typedef struct {
   const PtiModelParam *params;     /* terminated by an entry with name == NULL */
   const PtiTraceRecordDesc *records; /* NULL, or terminated by name == NULL */
   const char *records_namespace;   /* XML namespace of @records, or NULL */
-  gsize instance_size;             /* bytes the engine allocates (zeroed) per configured instance */
+  gsize instance_size;             /* bytes the engine allocates (zeroed) per configured instance,
+                                    * at most 16 MiB (allocate more in configure) */
   /* Read the validated configuration element into @instance. */
   gboolean (*configure) (gpointer instance, const xmlNode *config, GError **error);
   /* Free what configure allocated (not @instance itself).  Called for every

@@ -10,11 +10,16 @@
  * EXAMPLE_CLASH takes another name but the same HMC element, which the
  * loader must refuse when both are on the model path; EXAMPLE_BADSCHEMA is
  * configured by an element its schema does not declare, which must be
- * refused when an HMC file uses it. */
+ * refused when an HMC file uses it.  And in tests/hmc/models-hugesize as
+ * EXAMPLE_HUGE, which declares an instance of 2^60 bytes: the loader must
+ * refuse it (allocating it aborted in GLib). */
 #include <pti/hmi.h>
 
 #if defined(EXAMPLE_CLASH)
 #define EXAMPLE_NAME "example-clash"
+#define EXAMPLE_ELEMENT "example_cpu"
+#elif defined(EXAMPLE_HUGE)
+#define EXAMPLE_NAME "example-huge"
 #define EXAMPLE_ELEMENT "example_cpu"
 #elif defined(EXAMPLE_BADSCHEMA)
 #define EXAMPLE_NAME "example-badschema"
@@ -108,7 +113,11 @@ static const PtiModelDesc example_cpu = {
   .params = example_params,
   .records = example_records,
   .records_namespace = "urn:pti:test:example-cpu",
+#if defined(EXAMPLE_HUGE)
+  .instance_size = (gsize) 1 << 60,
+#else
   .instance_size = sizeof (ExampleCpu),
+#endif
   .configure = example_configure,
   .cpu = &example_cpu_ops,
 };

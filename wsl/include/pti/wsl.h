@@ -65,6 +65,16 @@ typedef struct _PtiRud PtiRud;
 #define PTI_ANY_TAG (-1)
 
 /**
+ * PTI_PROC_NULL:
+ *
+ * A peer that is no process (MPI_PROC_NULL): a send to it or a receive
+ * from it does nothing and takes no time, as in MPI, where it "returns as
+ * soon as possible" (MPICH returns before any protocol or network work).
+ * A non-blocking one gives PTI_REQUEST_NULL.
+ */
+#define PTI_PROC_NULL (G_MAXUINT - 1)
+
+/**
  * PtiRequest:
  *
  * A pending non-blocking operation of one rank, made by pti_mpi_isend() or
@@ -73,6 +83,15 @@ typedef struct _PtiRud PtiRud;
  * with the rank that made it.
  */
 typedef guint PtiRequest;
+
+/**
+ * PTI_REQUEST_NULL:
+ *
+ * A request that is complete already (MPI_REQUEST_NULL): what a
+ * non-blocking call with a PTI_PROC_NULL peer gives.  Waits skip it; a
+ * waitany over such requests only returns at once.
+ */
+#define PTI_REQUEST_NULL G_MAXUINT
 
 /* ---- context --------------------------------------------------------- */
 
@@ -235,6 +254,36 @@ PTI_API gboolean pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **err
  */
 PTI_API gboolean pti_use_xml (PtiContext *ctx, guint rank, const char *xml, GError **error);
 
+/**
+ * pti_use_time:
+ * @rank: the process that computes
+ * @seconds: how long the computation took on the host where it was
+ *   measured (a finite number >= 0), e.g. a CPU burst of a captured run or
+ *   of a Dimemas trace
+ *
+ * Appends one use of the `cpu` device given as a measured time rather than
+ * a RUD, priced now by the processor's CPU model: cpu-time divides it by
+ * the computer's `speed_ratio` (the target's speed relative to the host
+ * that measured it, Dimemas' CPU ratio); cpu-clc does the same when its
+ * configuration has a `speed_ratio`.  A model that cannot price a time is
+ * an error naming what to configure.  No RUD and no allocation per call:
+ * bursts differ every event.  The trace names the use's RUD "time".
+ */
+PTI_API gboolean pti_use_time (PtiContext *ctx, guint rank, double seconds, GError **error);
+
+/**
+ * pti_use_flops:
+ * @rank: the process that computes
+ * @flops: the floating-point operations it performs (a finite number >= 0),
+ *   e.g. a `compute` action of a SimGrid time-independent trace
+ *
+ * Appends one use of the `cpu` device given as a number of floating-point
+ * operations, priced now by the processor's CPU model at the computer's
+ * flop rate (cpu-time's or cpu-clc's `flop_rate`, SimGrid's host speed).
+ * As pti_use_time(); the trace names the use's RUD "flops".
+ */
+PTI_API gboolean pti_use_flops (PtiContext *ctx, guint rank, double flops, GError **error);
+
 /* ---- the mpi device --------------------------------------------------- */
 
 /**
@@ -247,6 +296,8 @@ PTI_API gboolean pti_use_xml (PtiContext *ctx, guint rank, const char *xml, GErr
  * A blocking standard-mode send.  Messages up to the network model's eager
  * limit are sent eagerly (the sender continues after its send overhead);
  * larger ones use rendezvous (the sender waits for the matching receive).
+ * @dst may be PTI_PROC_NULL (nothing happens), here and in every
+ * point-to-point call; a receive's source too.
  */
 PTI_API gboolean pti_mpi_send (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
                                GError **error);
@@ -316,6 +367,67 @@ PTI_API gboolean pti_mpi_waitany (PtiContext *ctx, guint rank, guint n, const Pt
                                   GError **error);
 
 /**
+ * pti_mpi_ssend:
+ *
+ * A synchronous send (MPI_Ssend): as pti_mpi_send(), but by the rendezvous
+ * protocol whatever the size, so it completes only once the receiver has
+ * posted the matching receive (and the data has left).
+ */
+PTI_API gboolean pti_mpi_ssend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+                                GError **error);
+
+/**
+ * pti_mpi_issend:
+ * @request: (out): the request, to be completed by a wait
+ *
+ * A non-blocking synchronous send (MPI_Issend): pti_mpi_ssend() posted as
+ * pti_mpi_isend() posts.
+ */
+PTI_API gboolean pti_mpi_issend (PtiContext *ctx, guint rank, guint dst, guint64 bytes, gint tag,
+                                 PtiRequest *request, GError **error);
+
+/**
+ * pti_mpi_sendrecv:
+ * @dst: where @send_bytes go, with tag @send_tag (or PTI_PROC_NULL)
+ * @src: where @recv_bytes come from, with tag @recv_tag (PTI_ANY_SOURCE,
+ *   PTI_ANY_TAG and PTI_PROC_NULL allowed)
+ *
+ * MPI_Sendrecv as MPICH makes it: the receive posted, the send posted, both
+ * waited for (irecv, isend, waitall: 3 events), so neither side's
+ * rendezvous waits for the other's send.
+ */
+PTI_API gboolean pti_mpi_sendrecv (PtiContext *ctx, guint rank, guint dst, guint64 send_bytes,
+                                   gint send_tag, guint src, guint64 recv_bytes, gint recv_tag,
+                                   GError **error);
+
+/**
+ * pti_mpi_sendrecv_replace:
+ * @bytes: the buffer's length, sent to @dst and received from @src
+ *
+ * MPI_Sendrecv_replace: MPICH receives into a temporary buffer while it
+ * sends from the user's, so its traffic and times are pti_mpi_sendrecv()'s
+ * with @bytes both ways (the copy back is local and not priced).
+ */
+PTI_API gboolean pti_mpi_sendrecv_replace (PtiContext *ctx, guint rank, guint dst, gint send_tag,
+                                           guint src, gint recv_tag, guint64 bytes,
+                                           GError **error);
+
+/**
+ * pti_mpi_probe:
+ * @src: the sender, PTI_ANY_SOURCE or PTI_PROC_NULL
+ * @tag: a tag >= 0, or PTI_ANY_TAG
+ *
+ * A blocking probe (MPI_Probe): @rank waits until a message it could
+ * receive with @src and @tag has reached it (an eager message's data, a
+ * rendezvous message's request) and is not taken by a receive posted
+ * before; it receives nothing, a receive follows.  A probe of PTI_PROC_NULL
+ * returns at once.  An MPI_Iprobe that found a message (as a captured run
+ * recorded it) is replayed as this; one that found none as nothing.
+ */
+PTI_API gboolean pti_mpi_probe (PtiContext *ctx, guint rank, guint src, gint tag,
+                                GError **error);
+
+/**
  * pti_mpi_barrier / pti_mpi_bcast / pti_mpi_allreduce / pti_mpi_reduce:
  * @rank: the calling process
  * @root: the rank the data comes from (bcast) or goes to (reduce)
@@ -374,9 +486,79 @@ PTI_API gboolean pti_mpi_alltoallv (PtiContext *ctx, guint rank, const guint64 *
                                     const guint64 *recv_bytes, GError **error);
 
 /**
+ * pti_mpi_scan / pti_mpi_exscan:
+ * @bytes: the buffer's length (the same on every rank)
+ *
+ * MPI_Scan and MPI_Exscan (a sum of doubles, as the other reductions),
+ * by MPICH's recursive doubling (wsl/COLLECTIVES.md).  0 bytes sends nothing.
+ */
+PTI_API gboolean pti_mpi_scan (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_exscan (PtiContext *ctx, guint rank, guint64 bytes, GError **error);
+
+/**
+ * pti_mpi_reduce_scatter:
+ * @recv_bytes: (array): for each rank j, the bytes of the result j gets
+ *   (MPI's recvcounts times the datatype's size); the same on every rank
+ *
+ * MPI_Reduce_scatter: the vector of the sum of @recv_bytes bytes is
+ * reduced and rank j gets its j-th block; by recursive halving below
+ * 524288 bytes in all, else pairwise, as MPICH.
+ */
+PTI_API gboolean pti_mpi_reduce_scatter (PtiContext *ctx, guint rank, const guint64 *recv_bytes,
+                                         GError **error);
+
+/**
+ * pti_mpi_reduce_scatter_block:
+ * @bytes: the block every rank gets (the vector is @bytes times the ranks)
+ *
+ * MPI_Reduce_scatter_block: pti_mpi_reduce_scatter() with equal blocks.
+ */
+PTI_API gboolean pti_mpi_reduce_scatter_block (PtiContext *ctx, guint rank, guint64 bytes,
+                                               GError **error);
+
+/**
+ * pti_mpi_gatherv:
+ * @send_bytes: what @rank contributes
+ * @recv_bytes: (array) (nullable): on the root, for each rank j the bytes
+ *   it receives from j (MPI's recvcounts); ignored (may be NULL) elsewhere
+ *
+ * MPI_Gatherv, linear as MPICH: the root receives every non-empty block,
+ * posted in rank order, and waits for all; from 32 ranks on the others
+ * send synchronously (MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS).
+ */
+PTI_API gboolean pti_mpi_gatherv (PtiContext *ctx, guint rank, guint root, guint64 send_bytes,
+                                  const guint64 *recv_bytes, GError **error);
+
+/**
+ * pti_mpi_scatterv:
+ * @send_bytes: (array) (nullable): on the root, for each rank j the bytes
+ *   it sends to j (MPI's sendcounts); ignored (may be NULL) elsewhere
+ * @recv_bytes: what @rank receives
+ *
+ * MPI_Scatterv, linear as MPICH: the root sends every non-empty block,
+ * posted in rank order, and waits for all.
+ */
+PTI_API gboolean pti_mpi_scatterv (PtiContext *ctx, guint rank, guint root,
+                                   const guint64 *send_bytes, guint64 recv_bytes,
+                                   GError **error);
+
+/**
+ * pti_mpi_allgatherv:
+ * @recv_bytes: (array): for each rank j, the bytes of its block (MPI's
+ *   recvcounts); the same on every rank
+ *
+ * MPI_Allgatherv, by recursive doubling, Bruck's algorithm or a ring,
+ * chosen on the total as MPICH chooses allgather's.
+ */
+PTI_API gboolean pti_mpi_allgatherv (PtiContext *ctx, guint rank, const guint64 *recv_bytes,
+                                     GError **error);
+
+/**
  * pti_context_set_collective_algorithm:
  * @collective: "barrier", "bcast", "reduce", "allreduce", "gather",
- *   "scatter", "allgather", "alltoall" or "alltoallv"
+ *   "scatter", "allgather", "alltoall", "alltoallv", "scan", "exscan",
+ *   "reduce_scatter", "reduce_scatter_block", "gatherv", "scatterv" or
+ *   "allgatherv"
  * @algorithm: (nullable): an algorithm of that collective (wsl/COLLECTIVES.md
  *   lists them: "recursive_doubling", "ring", "brucks", ...), "auto" for the
  *   MPICH-like choice by size and process count, or NULL to use the
@@ -451,6 +633,38 @@ PTI_API PtiComm *pti_comm_split (PtiContext *ctx, const PtiComm *parent, const c
                                  const gint *colour, const gint *key, GError **error);
 
 /**
+ * pti_comm_dup:
+ * @comm: (nullable): the communicator to duplicate; NULL for the world
+ * @name: (nullable): a name for messages; NULL for "split N"
+ *
+ * MPI_Comm_dup called by every member of @comm: the same groups, ranks and
+ * sizes, with matching contexts of their own (messages of @comm never
+ * match the duplicate's).  A split, as pti_comm_split() makes, with the
+ * same limits and costs.
+ * Returns: (transfer none): the duplicate, owned by @ctx; NULL with @error.
+ */
+PTI_API PtiComm *pti_comm_dup (PtiContext *ctx, const PtiComm *comm, const char *name,
+                               GError **error);
+
+/**
+ * pti_comm_create:
+ * @parent: (nullable): the communicator the group is taken from; NULL for
+ *   the world
+ * @name: (nullable): a name for messages
+ * @n_members: the group's size (>= 1)
+ * @members: (array length=n_members): the group's processes, as world
+ *   ranks, in rank order: @members[i] gets rank i
+ *
+ * MPI_Group_incl then MPI_Comm_create (or MPI_Comm_create_group) over
+ * @parent: one communicator of @members; the other processes get none
+ * (pti_comm_rank() -1).  The members must be distinct and all in the same
+ * communicator of @parent.  Made on top of pti_comm_split().
+ * Returns: (transfer none): the communicator, owned by @ctx; NULL with @error.
+ */
+PTI_API PtiComm *pti_comm_create (PtiContext *ctx, const PtiComm *parent, const char *name,
+                                  guint n_members, const guint *members, GError **error);
+
+/**
  * pti_comm_rank:
  * @world_rank: a process
  *
@@ -500,6 +714,27 @@ PTI_API gboolean pti_mpi_irecv_comm (PtiContext *ctx, const PtiComm *comm, guint
                                      guint64 bytes, gint tag, PtiRequest *request, GError **error);
 
 /**
+ * pti_mpi_ssend_comm / pti_mpi_issend_comm / pti_mpi_probe_comm /
+ * pti_mpi_sendrecv_comm / pti_mpi_sendrecv_replace_comm:
+ * @comm: (nullable): the communicator; NULL for the world
+ *
+ * The calls above within a communicator: peers are ranks of it.
+ */
+PTI_API gboolean pti_mpi_ssend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                                     guint64 bytes, gint tag, GError **error);
+PTI_API gboolean pti_mpi_issend_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint dst,
+                                      guint64 bytes, gint tag, PtiRequest *request,
+                                      GError **error);
+PTI_API gboolean pti_mpi_probe_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint src,
+                                     gint tag, GError **error);
+PTI_API gboolean pti_mpi_sendrecv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        guint dst, guint64 send_bytes, gint send_tag, guint src,
+                                        guint64 recv_bytes, gint recv_tag, GError **error);
+PTI_API gboolean pti_mpi_sendrecv_replace_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                                guint dst, gint send_tag, guint src,
+                                                gint recv_tag, guint64 bytes, GError **error);
+
+/**
  * pti_mpi_barrier_comm and the other `_comm` collectives:
  * @comm: (nullable): the communicator; NULL for the world
  * @rank: the calling process (world rank), a member of @comm
@@ -529,6 +764,119 @@ PTI_API gboolean pti_mpi_alltoall_comm (PtiContext *ctx, const PtiComm *comm, gu
 PTI_API gboolean pti_mpi_alltoallv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
                                          const guint64 *send_bytes, const guint64 *recv_bytes,
                                          GError **error);
+
+PTI_API gboolean pti_mpi_scan_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                    guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_exscan_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                      guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_reduce_scatter_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                              const guint64 *recv_bytes, GError **error);
+PTI_API gboolean pti_mpi_reduce_scatter_block_comm (PtiContext *ctx, const PtiComm *comm,
+                                                    guint rank, guint64 bytes, GError **error);
+PTI_API gboolean pti_mpi_gatherv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                       guint root, guint64 send_bytes, const guint64 *recv_bytes,
+                                       GError **error);
+PTI_API gboolean pti_mpi_scatterv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        guint root, const guint64 *send_bytes, guint64 recv_bytes,
+                                        GError **error);
+PTI_API gboolean pti_mpi_allgatherv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                          const guint64 *recv_bytes, GError **error);
+
+/* ---- non-blocking collectives ---------------------------------------- */
+
+/**
+ * pti_mpi_ibarrier and the other non-blocking collectives:
+ * @request: (out): the request, completed by pti_mpi_wait() or
+ *   pti_mpi_waitall() (not pti_mpi_waitany()), alone or with others;
+ *   PTI_REQUEST_NULL if the call has nothing to do (one rank, no data)
+ *
+ * MPI_Ibarrier, MPI_Ibcast, ... MPI_Iallgatherv: the blocking collective's
+ * arguments and algorithm (chosen as for it), made as MPICH makes a
+ * non-blocking collective without an asynchronous progress thread.  At the
+ * call the rank posts what the algorithm's first steps send and receive,
+ * up to the first step that needs data to arrive; the rest is made by the
+ * wait, once that has arrived, as the blocking algorithm would.  So the
+ * first round overlaps the computation between call and wait, and the
+ * later rounds happen in the wait (wsl/COLLECTIVES.md).  Every call has
+ * tags of its own, so several may be outstanding on one communicator.
+ * Every member calls them in the same order as the other collectives, and
+ * an iallreduce is not an allreduce (a mismatch otherwise); a request
+ * never waited for is an error of pti_evaluate().  The `_comm` forms take
+ * a communicator as the other collectives do.
+ */
+PTI_API gboolean pti_mpi_ibarrier (PtiContext *ctx, guint rank, PtiRequest *request,
+                                   GError **error);
+PTI_API gboolean pti_mpi_ibarrier_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ibcast (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                 PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ibcast_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                      guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ireduce (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                  PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ireduce_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                       guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iallreduce (PtiContext *ctx, guint rank, guint64 bytes,
+                                     PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iallreduce_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                          guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_igather (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                  PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_igather_comm (PtiContext *ctx, const PtiComm *comm, guint rank, guint root,
+                                       guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iscatter (PtiContext *ctx, guint rank, guint root, guint64 bytes,
+                                   PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iscatter_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        guint root, guint64 bytes, PtiRequest *request,
+                                        GError **error);
+PTI_API gboolean pti_mpi_iallgather (PtiContext *ctx, guint rank, guint64 bytes,
+                                     PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iallgather_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                          guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ialltoall (PtiContext *ctx, guint rank, guint64 bytes, PtiRequest *request,
+                                    GError **error);
+PTI_API gboolean pti_mpi_ialltoall_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                         guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ialltoallv (PtiContext *ctx, guint rank, const guint64 *send_bytes,
+                                     const guint64 *recv_bytes, PtiRequest *request,
+                                     GError **error);
+PTI_API gboolean pti_mpi_ialltoallv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                          const guint64 *send_bytes, const guint64 *recv_bytes,
+                                          PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iscan (PtiContext *ctx, guint rank, guint64 bytes, PtiRequest *request,
+                                GError **error);
+PTI_API gboolean pti_mpi_iscan_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                     guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iexscan (PtiContext *ctx, guint rank, guint64 bytes, PtiRequest *request,
+                                  GError **error);
+PTI_API gboolean pti_mpi_iexscan_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                       guint64 bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ireduce_scatter (PtiContext *ctx, guint rank, const guint64 *recv_bytes,
+                                          PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ireduce_scatter_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                               const guint64 *recv_bytes, PtiRequest *request,
+                                               GError **error);
+PTI_API gboolean pti_mpi_ireduce_scatter_block (PtiContext *ctx, guint rank, guint64 bytes,
+                                                PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_ireduce_scatter_block_comm (PtiContext *ctx, const PtiComm *comm,
+                                                     guint rank, guint64 bytes, PtiRequest *request,
+                                                     GError **error);
+PTI_API gboolean pti_mpi_igatherv (PtiContext *ctx, guint rank, guint root, guint64 send_bytes,
+                                   const guint64 *recv_bytes, PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_igatherv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                        guint root, guint64 send_bytes, const guint64 *recv_bytes,
+                                        PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iscatterv (PtiContext *ctx, guint rank, guint root,
+                                    const guint64 *send_bytes, guint64 recv_bytes,
+                                    PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iscatterv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                         guint root, const guint64 *send_bytes, guint64 recv_bytes,
+                                         PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iallgatherv (PtiContext *ctx, guint rank, const guint64 *recv_bytes,
+                                      PtiRequest *request, GError **error);
+PTI_API gboolean pti_mpi_iallgatherv_comm (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                           const guint64 *recv_bytes, PtiRequest *request,
+                                           GError **error);
 
 /* ---- live reconfiguration --------------------------------------------- */
 
@@ -645,6 +993,171 @@ typedef struct {
 
 /** pti_result_process: Returns: FALSE if @rank is out of range or not yet evaluated. */
 PTI_API gboolean pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out);
+
+/* ---- phases and performance assertions (seed 000) ---------------------- */
+
+/**
+ * pti_phase_begin:
+ * @rank: the process entering the phase
+ * @name: the phase's name, an identifier ([A-Za-z_][A-Za-z0-9_]*), which
+ *   assertions read as NAME_time, NAME_comm_max, ...
+ *
+ * Marks where @rank enters a named region of its program.  Phases nest
+ * (a rank ends its innermost phase first), may be entered many times (the
+ * figures add up), and a phase begun inside a pti_repeat_begin() block
+ * ends inside it.  Like a device use, the marker takes its place in
+ * @rank's sequence: the phase holds what the rank does between the two
+ * markers.  Every phase a rank begins it ends.
+ * Returns: FALSE if @rank is out of range or @name is not an identifier.
+ */
+PTI_API gboolean pti_phase_begin (PtiContext *ctx, guint rank, const char *name, GError **error);
+
+/**
+ * pti_phase_end:
+ * Ends @rank's innermost phase, which must be @name.
+ * Returns: FALSE (naming the rank and both phases) otherwise.
+ */
+PTI_API gboolean pti_phase_end (PtiContext *ctx, guint rank, const char *name, GError **error);
+
+/**
+ * pti_assert:
+ * @name: names the assertion in reports and tables (printable text
+ *   without quotes or commas, unique in the workload)
+ * @test: an expression (the syntax of <pti/expr.h>) that must be non-zero
+ *
+ * States a performance expectation, checked once pti_evaluate() has
+ * predicted the run.  @test reads what was predicted: `time`, `ranks`,
+ * `events`, `efficiency` (total compute / (ranks x time)), `messages`,
+ * `bytes`; per-rank figures aggregated as F_mean, F_max, F_min, F_sum or
+ * F_rankN for F in time (a rank's end), compute, comm, wait, messages,
+ * bytes, events; per phase P: P_time, P_compute, P_comm, P_wait (the
+ * largest over ranks), P_messages, P_bytes (sums), P_entries, P_ranks,
+ * P_efficiency and P_F_mean|max|min|sum|rankN; and parameters bound when
+ * pti_assert() is called.  For instance `efficiency > 0.8`,
+ * `solve_time < 2`, `comm_sum < 0.1 * time * ranks`.
+ * The syntax is checked now; names after the evaluation, which fails with
+ * an error naming the assertion if a name is unknown or could be read two
+ * ways (a parameter and a metric).  A test that is false is not an error:
+ * see pti_result_assertion(); ptieval exits 4.
+ * Returns: FALSE for a syntax error, a bad or duplicate name, or after
+ * pti_evaluate().
+ */
+PTI_API gboolean pti_assert (PtiContext *ctx, const char *name, const char *test, GError **error);
+
+/**
+ * PtiAssertionResult:
+ *
+ * An assertion after pti_evaluate().  Strings and arrays are owned by the
+ * context and live as long as it.
+ */
+typedef struct {
+  const char *name;
+  const char *test;
+  const char *origin;              /* "FILE:LINE" for a workload file's <assert>, or NULL */
+  gboolean passed;                 /* the test's value was neither 0 nor NaN */
+  guint n_values;                  /* the names the test read, in order of first use */
+  const char *const *value_names;
+  const double *values;            /* their values */
+} PtiAssertionResult;
+
+/** pti_result_n_assertions: Returns: the number of assertions stated. */
+PTI_API guint pti_result_n_assertions (const PtiContext *ctx);
+/** pti_result_assertion: Returns: FALSE if @index is out of range or not yet evaluated. */
+PTI_API gboolean pti_result_assertion (const PtiContext *ctx, guint index,
+                                       PtiAssertionResult *out);
+/** pti_result_assertions_failed: Returns: how many assertions failed (after pti_evaluate). */
+PTI_API guint pti_result_assertions_failed (const PtiContext *ctx);
+
+/**
+ * PtiPhaseResult:
+ *
+ * What one rank did inside one phase, summed over its entries.
+ */
+typedef struct {
+  double time;                     /* s between entering and leaving it */
+  double compute, comm, wait;      /* s, as in PtiProcessResult */
+  guint64 messages, bytes;         /* sent inside it */
+  guint64 entries;                 /* times the rank entered it (0: never) */
+} PtiPhaseResult;
+
+/** pti_result_n_phases: Returns: the number of phase names used (numbered 0, 1, ... in order of first use). */
+PTI_API guint pti_result_n_phases (const PtiContext *ctx);
+/** pti_result_phase_name: Returns: (transfer none): phase @phase's name, or NULL. */
+PTI_API const char *pti_result_phase_name (const PtiContext *ctx, guint phase);
+/** pti_result_phase: Returns: FALSE if @phase or @rank is out of range or not yet evaluated. */
+PTI_API gboolean pti_result_phase (const PtiContext *ctx, guint phase, guint rank,
+                                   PtiPhaseResult *out);
+
+/* ---- workloads given rank by rank ------------------------------------- */
+
+/**
+ * PtiRankPullFunc:
+ * @ctx: the context
+ * @rank: the process whose next device uses the evaluation needs
+ * @data: what pti_context_set_source() was given
+ * @done: (out): set to TRUE once @rank has nothing more to do
+ *
+ * The pull form of a workload: instead of giving every rank's device uses
+ * before pti_evaluate(), a workload gives them when the evaluation needs
+ * them, rank by rank, so that it is never held whole in memory.  The
+ * function appends @rank's next device uses with the usual calls (pti_use,
+ * pti_mpi_*, the collectives, with @rank as the calling process, and no
+ * other rank) — at least one, or none and *@done set.  A few dozen per call
+ * is a good batch.  It is called during pti_evaluate() only.
+ * Returns: FALSE with @error to stop the evaluation.
+ */
+typedef gboolean (*PtiRankPullFunc) (PtiContext *ctx, guint rank, gpointer data,
+                                     gboolean *done, GError **error);
+
+/**
+ * pti_context_set_source:
+ * @pull: the workload, rank by rank
+ * @data: given to @pull
+ * @destroy: (nullable): frees @data with the context
+ *
+ * Makes @pull the workload's source.  Call after pti_context_set_processes()
+ * and before any device use; then pti_evaluate() asks @pull for each rank's
+ * device uses as it needs them.  Memory is then bounded by what is in
+ * flight (ranks, messages, requests), not by the workload's length.
+ * Returns: FALSE if the processes are not set, a source is already set, or
+ * device uses were already given.
+ */
+PTI_API gboolean pti_context_set_source (PtiContext *ctx, PtiRankPullFunc pull, gpointer data,
+                                         GDestroyNotify destroy, GError **error);
+
+/**
+ * PtiRankFunc:
+ * @ctx: the context
+ * @rank: the process this program is
+ * @data: what pti_context_set_rank_program() was given
+ *
+ * One rank's whole program, written as an MPI program is: its device uses
+ * in order, with @rank as the calling process of every call (pti_use,
+ * pti_mpi_*, the collectives, pti_repeat_begin/end) and no other rank.
+ * Returns: FALSE with @error to stop the evaluation.
+ */
+typedef gboolean (*PtiRankFunc) (PtiContext *ctx, guint rank, gpointer data, GError **error);
+
+/**
+ * pti_context_set_rank_program:
+ * @func: every rank's program
+ * @data: given to @func
+ * @destroy: (nullable): frees @data with the context
+ *
+ * The per-rank form of a C workload: pti_evaluate() runs @func once per
+ * rank, each as a coroutine it resumes whenever it needs that rank's next
+ * device uses (as SimGrid runs its actors), so the workload is never held
+ * whole in memory.  Each rank has its own stack (256 KiB of address space,
+ * touched as used; the environment variable PTI_RANK_STACK sets it in KiB)
+ * and sees its own values of the parameters it binds (they are saved and
+ * restored around its turns).  Call after pti_context_set_processes() and
+ * before any device use; analytical repetition (pti_repeat_begin) works
+ * inside, the block given once and replayed.
+ * Returns: FALSE if the processes are not set, or a source or device uses
+ * were already given.
+ */
+PTI_API gboolean pti_context_set_rank_program (PtiContext *ctx, PtiRankFunc func, gpointer data,
+                                               GDestroyNotify destroy, GError **error);
 
 /* ---- ready-made command line ----------------------------------------- */
 

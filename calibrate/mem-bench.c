@@ -1,0 +1,458 @@
+/* pticalibrate's memory probe: a MAPS-like machine profile (seed 002,
+ * Snavely et al.), bandwidth and latency by working-set size and access
+ * pattern.  Written out and compiled on the host being calibrated, at -O2
+ * without vectorisation (8-byte scalar loads, as the cpu-clc RUDs count
+ * them).  Plain C17 + POSIX.
+ *
+ *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random]
+ *             [--reps N] [--target-ms MS] [--procs P] [--budget-s S]
+ *
+ * One line per pattern and size, key=value (bandwidth in bytes/s of data
+ * the program asked for, 8 bytes per access; latency in ns per access):
+ *   mem pattern=unit stride=8 procs=1 bytes=4096 bw=.. bw_q1=.. bw_q3=..
+ *       bw_min=.. bw_max=.. lat=.. lat_q1=.. lat_q3=.. lat_min=.. lat_max=.. reps=..
+ *
+ * Patterns:
+ *   unit       bandwidth: sum of every 8-byte word, 8 independent sums;
+ *              latency: a pointer chase through consecutive 64-byte lines;
+ *   strided:S  bandwidth: one 8-byte word every S bytes; latency: a chase
+ *              visiting lines S bytes apart (then the next offset);
+ *   random     bandwidth: sum of words at random indices (read from an index
+ *              array, as a sparse matrix-vector product reads x(col(k)));
+ *              latency: a chase through a random cyclic permutation of the
+ *              lines (Sattolo's algorithm), so each load waits for the last.
+ *
+ * Each sample runs for at least --target-ms; the figure is the median of
+ * --reps samples.  A sample during which another process took the CPU
+ * (thread CPU time under 97% of the wall time) is taken again, up to
+ * PROBE_TRIES times while the budget (--budget-s) lasts; one never
+ * undisturbed is counted in CPU time.  The last line counts them ("noise
+ * preempted=.. dirty=..").  With --procs P, P processes (forked after nothing is
+ * allocated) measure the same thing at the same time, each on its own
+ * arrays, started together before every sample: what one process gets when
+ * P share the memory system (MAPS's SMP curves).  The line reports their
+ * mean. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe-stats.h"
+
+#define LINE 64
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t
+rng (void)
+{
+  /* xorshift64* */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+static volatile uint64_t sink;
+
+/* ---- bandwidth kernels: return the number of 8-byte accesses made ---- */
+
+static uint64_t
+bw_unit (const uint64_t *p, size_t n, long passes)
+{
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+  for (long r = 0; r < passes; r++)
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      s0 += p[i];
+      s1 += p[i + 1];
+      s2 += p[i + 2];
+      s3 += p[i + 3];
+      s4 += p[i + 4];
+      s5 += p[i + 5];
+      s6 += p[i + 6];
+      s7 += p[i + 7];
+    }
+  sink = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+  return (uint64_t) passes * (n / 8 * 8);
+}
+
+static uint64_t
+bw_strided (const uint64_t *p, size_t n, size_t step, long passes)
+{
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t count = n / step / 4 * 4;
+  for (long r = 0; r < passes; r++)
+    for (size_t k = 0; k < count; k += 4) {
+      s0 += p[k * step];
+      s1 += p[(k + 1) * step];
+      s2 += p[(k + 2) * step];
+      s3 += p[(k + 3) * step];
+    }
+  sink = s0 + s1 + s2 + s3;
+  return (uint64_t) passes * count;
+}
+
+static uint64_t
+bw_random (const uint64_t *p, const uint32_t *idx, size_t m, long passes)
+{
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+  for (long r = 0; r < passes; r++)
+    for (size_t i = 0; i + 8 <= m; i += 8) {
+      s0 += p[idx[i]];
+      s1 += p[idx[i + 1]];
+      s2 += p[idx[i + 2]];
+      s3 += p[idx[i + 3]];
+      s4 += p[idx[i + 4]];
+      s5 += p[idx[i + 5]];
+      s6 += p[idx[i + 6]];
+      s7 += p[idx[i + 7]];
+    }
+  sink = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+  return (uint64_t) passes * (m / 8 * 8);
+}
+
+/* ---- latency: a pointer chase, @steps loads each waiting for the last ---- */
+
+static void *
+chase (void *p, long steps)
+{
+  void **q = p;
+  for (long i = 0; i < steps; i += 16) {
+    q = *q; q = *q; q = *q; q = *q; q = *q; q = *q; q = *q; q = *q;
+    q = *q; q = *q; q = *q; q = *q; q = *q; q = *q; q = *q; q = *q;
+  }
+  return q;
+}
+
+/* Link the lines of @buf (@lines of LINE bytes) in the pattern's order. */
+static void
+link_lines (char *buf, size_t lines, const char *pattern, size_t stride)
+{
+  size_t *order = malloc (lines * sizeof *order);
+  if (order == NULL) {
+    fprintf (stderr, "mem-bench: out of memory\n");
+    exit (1);
+  }
+  if (strcmp (pattern, "random") == 0) {
+    for (size_t i = 0; i < lines; i++)
+      order[i] = i;
+    /* Sattolo: a random permutation that is one cycle through every line. */
+    for (size_t i = lines - 1; i > 0; i--) {
+      size_t j = (size_t) (rng () % i);
+      size_t t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    for (size_t i = 0; i < lines; i++)
+      *(void **) (buf + i * LINE) = buf + order[i] * LINE;
+  } else {
+    size_t k = strcmp (pattern, "unit") == 0 || stride <= LINE ? 1 : stride / LINE;
+    if (k > lines)
+      k = lines;
+    /* offsets 0, k, 2k, ... then 1, 1 + k, ...: every line, k apart */
+    size_t n = 0;
+    for (size_t o = 0; o < k; o++)
+      for (size_t l = o; l < lines; l += k)
+        order[n++] = l;
+    for (size_t i = 0; i < lines; i++)
+      *(void **) (buf + order[i] * LINE) = buf + order[(i + 1) % lines] * LINE;
+  }
+  free (order);
+}
+
+/* ---- processes started together ---- */
+
+static int nprocs = 1, me = 0;
+static int up[64][2], down[64][2];   /* child -> parent (ready, result), parent -> child (go) */
+
+static void
+barrier (void)
+{
+  char c = 'r';
+  if (nprocs == 1)
+    return;
+  if (me == 0) {
+    for (int i = 1; i < nprocs; i++)
+      if (read (up[i][0], &c, 1) != 1)
+        exit (1);
+    for (int i = 1; i < nprocs; i++)
+      if (write (down[i][1], &c, 1) != 1)
+        exit (1);
+  } else {
+    if (write (up[me][1], &c, 1) != 1 || read (down[me][0], &c, 1) != 1)
+      exit (1);
+  }
+}
+
+/* The mean over the processes of one value each measured. */
+static double
+combine (double v)
+{
+  if (nprocs == 1)
+    return v;
+  if (me != 0) {
+    if (write (up[me][1], &v, sizeof v) != sizeof v)
+      exit (1);
+    return v;
+  }
+  double sum = v;
+  for (int i = 1; i < nprocs; i++) {
+    double w;
+    if (read (up[i][0], &w, sizeof w) != sizeof w)
+      exit (1);
+    sum += w;
+  }
+  return sum / nprocs;
+}
+
+/* Whether every process had the CPU for its whole sample (the decision is
+ * the same in all of them, so they measure again together). */
+static int
+all_clean (int clean)
+{
+  if (nprocs == 1)
+    return clean;
+  char c = (char) clean;
+  if (me != 0) {
+    if (write (up[me][1], &c, 1) != 1 || read (down[me][0], &c, 1) != 1)
+      exit (1);
+    return c;
+  }
+  for (int i = 1; i < nprocs; i++) {
+    char w;
+    if (read (up[i][0], &w, 1) != 1)
+      exit (1);
+    c = (char) (c && w);
+  }
+  for (int i = 1; i < nprocs; i++)
+    if (write (down[i][1], &c, 1) != 1)
+      exit (1);
+  return c;
+}
+
+static long preempted, dirty;   /* samples taken again; kept though never undisturbed */
+
+/* ---- one pattern at one size ---- */
+
+static int reps = 7;
+static double target_s = 0.01;
+
+typedef struct {
+  const char *pattern;
+  size_t stride;   /* bytes, strided only */
+} Pattern;
+
+/* One sample: @step (which reports the units of work it did) until the
+ * sample lasts target_s (a quarter of it to warm up), taken again while
+ * another process interrupted it (PROBE_CLEAN, PROBE_TRIES, the budget);
+ * the processes decide together.  Returns units per second: of wall time,
+ * or of CPU time for a sample never undisturbed. */
+static double
+timed_sample (int warm, double (*step) (void *), void *ctx)
+{
+  double t, c, units;
+  for (int tries = 0;; tries++) {
+    barrier ();
+    double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = probe_clock_ns (CLOCK_MONOTONIC);
+    units = 0;
+    do {
+      units += step (ctx);
+      t = (probe_clock_ns (CLOCK_MONOTONIC) - t0) * 1e-9;
+    } while (t < (warm ? target_s / 4 : target_s));
+    c = (probe_clock_ns (CLOCK_THREAD_CPUTIME_ID) - c0) * 1e-9;
+    int clean = c >= PROBE_CLEAN * t;
+    if (warm || all_clean (clean))
+      break;
+    if (!all_clean (probe_may_retry (tries))) {
+      dirty++;
+      return units / c;   /* never undisturbed: the time the process did run */
+    }
+    preempted++;
+  }
+  return units / t;
+}
+
+typedef struct {
+  const uint64_t *p;
+  const uint32_t *idx;
+  size_t n, m, step;
+  long chunk;            /* passes per clock check */
+  int kind;              /* 0 unit, 1 strided, 2 random */
+} BwCtx;
+
+/* Bytes read by @chunk passes. */
+static double
+bw_step (void *ctx)
+{
+  BwCtx *c = ctx;
+  uint64_t acc = c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
+                 : c->kind == 1 ? bw_strided (c->p, c->n, c->step, c->chunk)
+                                : bw_unit (c->p, c->n, c->chunk);
+  return acc * 8.0;
+}
+
+/* Loads of the chase. */
+static double
+chase_step (void *ctx)
+{
+  void **q = ctx;
+  *q = chase (*q, 4096);
+  return 4096;
+}
+
+static void
+measure (const Pattern *pat, size_t bytes)
+{
+  size_t n = bytes / 8;
+  uint64_t *p = NULL;
+  int strided = strcmp (pat->pattern, "strided") == 0;
+  int random = strcmp (pat->pattern, "random") == 0;
+  if (posix_memalign ((void **) &p, 4096, bytes) != 0) {
+    fprintf (stderr, "mem-bench: cannot allocate %zu bytes\n", bytes);
+    exit (1);
+  }
+  for (size_t i = 0; i < n; i++)
+    p[i] = i;
+  BwCtx bc = { .p = p, .n = n, .step = strided ? pat->stride / 8 : 1,
+               .kind = random ? 2 : strided ? 1 : 0 };
+  uint32_t *idx = NULL;
+  if (random) {
+    /* At most 4 Mi random indices: enough to leave no pattern, and the
+     * index array stays smaller than the data beyond that. */
+    bc.m = n < ((size_t) 1 << 22) ? n : ((size_t) 1 << 22);
+    idx = malloc (bc.m * sizeof *idx);
+    if (idx == NULL)
+      exit (1);
+    for (size_t i = 0; i < bc.m; i++)
+      idx[i] = (uint32_t) (rng () % n);
+    bc.idx = idx;
+  }
+  /* passes per clock check: at least 64 Ki accesses between checks */
+  size_t per_pass = random ? bc.m : strided ? n / bc.step : n;
+  bc.chunk = per_pass >= 65536 ? 1 : (long) (65536 / (per_pass ? per_pass : 1)) + 1;
+  /* Once the budget is spent, 3 samples a figure (all processes agree). */
+  int n_reps = all_clean (probe_may_retry (0)) ? reps : (reps < 3 ? reps : 3);
+  double *bw = malloc ((size_t) reps * sizeof *bw), *lat = malloc ((size_t) reps * sizeof *lat);
+  for (int r = -1; r < n_reps; r++) {    /* r = -1: warm-up, not kept */
+    double rate = timed_sample (r < 0, bw_step, &bc);
+    if (r >= 0)
+      bw[r] = combine (rate);
+  }
+  free (idx);
+
+  /* Latency: the same bytes as lines linked in the pattern's order. */
+  link_lines ((char *) p, bytes / LINE, pat->pattern, strided ? pat->stride : LINE);
+  void *q = p;
+  for (int r = -1; r < n_reps; r++) {
+    double rate = timed_sample (r < 0, chase_step, &q);
+    if (r >= 0)
+      lat[r] = combine (1e9 / rate);
+  }
+  sink = (uint64_t) (uintptr_t) q;
+  free (p);
+  if (me == 0) {
+    Stats b = probe_stats (bw, n_reps), l = probe_stats (lat, n_reps);
+    printf ("mem pattern=%s stride=%zu procs=%d bytes=%zu bw=%.6g bw_q1=%.6g bw_q3=%.6g "
+            "bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g lat_max=%.6g "
+            "reps=%d\n",
+            pat->pattern, strided ? pat->stride : random ? (size_t) 0 : (size_t) 8, nprocs, bytes,
+            b.med, b.q1, b.q3, b.min, b.max, l.med, l.q1, l.q3, l.min, l.max, n_reps);
+    fflush (stdout);
+  }
+  free (bw);
+  free (lat);
+}
+
+static void
+usage (const char *argv0)
+{
+  fprintf (stderr,
+           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random] [--reps N] "
+           "[--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
+  exit (2);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *sizes = NULL, *patterns = "unit,strided:512,random";
+  for (int i = 1; i < argc; i++) {
+    if (i + 1 >= argc)
+      usage (argv[0]);
+    if (strcmp (argv[i], "--sizes") == 0)
+      sizes = argv[++i];
+    else if (strcmp (argv[i], "--patterns") == 0)
+      patterns = argv[++i];
+    else if (strcmp (argv[i], "--reps") == 0)
+      reps = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--target-ms") == 0)
+      target_s = atof (argv[++i]) / 1e3;
+    else if (strcmp (argv[i], "--procs") == 0)
+      nprocs = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--budget-s") == 0)
+      probe_set_budget (atof (argv[++i]));
+    else
+      usage (argv[0]);
+  }
+  if (sizes == NULL || reps < 1 || reps > 1000 || !(target_s > 0) || nprocs < 1 || nprocs > 64)
+    usage (argv[0]);
+
+  Pattern pats[16];
+  int npat = 0;
+  char *pl = strdup (patterns);
+  for (char *save = NULL, *tok = strtok_r (pl, ",", &save); tok != NULL && npat < 16;
+       tok = strtok_r (NULL, ",", &save)) {
+    if (strcmp (tok, "unit") == 0 || strcmp (tok, "random") == 0)
+      pats[npat++] = (Pattern) { strcmp (tok, "unit") == 0 ? "unit" : "random", 0 };
+    else if (strncmp (tok, "strided:", 8) == 0 && atol (tok + 8) >= 16 && atol (tok + 8) % 8 == 0)
+      pats[npat++] = (Pattern) { "strided", (size_t) atol (tok + 8) };
+    else {
+      fprintf (stderr, "mem-bench: unknown pattern '%s'\n", tok);
+      return 2;
+    }
+  }
+
+  for (int i = 1; i < nprocs; i++) {
+    if (pipe (up[i]) != 0 || pipe (down[i]) != 0) {
+      perror ("mem-bench: pipe");
+      return 1;
+    }
+    pid_t pid = fork ();
+    if (pid < 0) {
+      perror ("mem-bench: fork");
+      return 1;
+    }
+    if (pid == 0) {
+      me = i;
+      rng_state += (uint64_t) i * 0x1234567ull;
+      break;
+    }
+  }
+
+  for (int k = 0; k < npat; k++) {
+    char *sl = strdup (sizes);
+    for (char *save = NULL, *tok = strtok_r (sl, ",", &save); tok != NULL;
+         tok = strtok_r (NULL, ",", &save)) {
+      size_t bytes = (size_t) strtoull (tok, NULL, 10);
+      if (bytes < 4096 || bytes % LINE != 0) {
+        fprintf (stderr, "mem-bench: size %s: at least 4096 and a multiple of %d\n", tok, LINE);
+        return 2;
+      }
+      /* A stride pattern needs a few accesses per pass. */
+      if (pats[k].stride != 0 && bytes / pats[k].stride < 16)
+        continue;
+      measure (&pats[k], bytes);
+    }
+    free (sl);
+  }
+  free (pl);
+  if (me == 0) {
+    for (int i = 1; i < nprocs; i++)
+      wait (NULL);
+    printf ("noise preempted=%ld dirty=%ld\n", preempted, dirty);
+  }
+  return 0;
+}

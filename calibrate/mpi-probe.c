@@ -1,0 +1,357 @@
+/* pticalibrate's MPI probe: point-to-point figures of the MPI library
+ * between two ranks, from real messages.  Written out and built with the
+ * host's mpicc, run with mpirun -np 2.  C17 + MPI + POSIX.
+ *
+ *   mpi-probe --sizes B1,B2,... [--reps N] [--target-ms MS] [--samples N] [--budget-s S]
+ *
+ * Rank 0 prints key=value lines (times in ns, medians with quartiles and
+ * extremes; each figure is explained where it is measured):
+ *   library text=...                 MPI_Get_library_version, first line
+ *   bind rank=R cpus=LIST now=C      the CPUs a rank may run on, and where it runs
+ *   pp bytes=N t=.. ..               one-way time, half a ping-pong round trip
+ *   os bytes=N t=.. ..               time in MPI_Send, the receive posted early
+ *   or bytes=N t=.. ..               time in MPI_Recv, the message already there
+ *   eager bytes=E next=E+1           the largest payload sent eagerly
+ *   gap t=.. ..                      time per message of back-to-back 8-byte sends
+ *   noise preempted=.. dirty=..      ping-pong samples taken again (see pingpong)
+ * The send and receive times are measured up to 64 KiB (OVERHEAD_MAX):
+ * beyond the eager limit they hold the whole protocol, not an overhead.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe-stats.h"
+
+static void
+print_stats (const char *what, long bytes, Stats s, int n)
+{
+  if (bytes >= 0)
+    printf ("%s bytes=%ld", what, bytes);
+  else
+    printf ("%s", what);
+  printf (" t=%.6g q1=%.6g q3=%.6g min=%.6g max=%.6g samples=%d\n", s.med, s.q1, s.q3, s.min,
+          s.max, n);
+}
+
+static double
+now_ns (void)
+{
+  return MPI_Wtime () * 1e9;
+}
+
+static void
+spin_ns (double ns)
+{
+  double t0 = now_ns ();
+  while (now_ns () - t0 < ns)
+    ;
+}
+
+#define OVERHEAD_MAX 65536
+
+static int me;
+static char *sbuf, *rbuf;
+static int reps = 11, samples = 101;
+static double target_ns = 2e6;
+
+static long preempted, dirty;
+
+/* Half the round trip of @bytes, averaged over @k round trips.  Both
+ * ranks poll, so each has the CPU all the time unless another process
+ * takes it: a sample where either rank was disturbed (PROBE_CLEAN) is
+ * taken again (PROBE_TRIES, while the budget lasts; then kept as it is) (up to 10 times; "preempted" and "dirty" count). */
+static double
+pingpong (long bytes, int k)
+{
+  double t;
+  for (int tries = 0;; tries++) {
+    MPI_Barrier (MPI_COMM_WORLD);
+    double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = now_ns ();
+    for (int i = 0; i < k; i++) {
+      if (me == 0) {
+        MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+        MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send (sbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+      }
+    }
+    t = now_ns () - t0;
+    int clean = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID) - c0 >= PROBE_CLEAN * t, all;
+    MPI_Allreduce (&clean, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (all)
+      break;
+    int retry = probe_may_retry (tries);   /* rank 0 decides for both */
+    MPI_Bcast (&retry, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!retry) {
+      dirty++;
+      break;
+    }
+    preempted++;
+  }
+  return t / (2.0 * k);
+}
+
+/* How many samples to take: @normal, or @fewest once the time budget is
+ * spent (rank 0's clock decides for both ranks). */
+static int
+agreed_count (int normal, int fewest)
+{
+  int n = probe_may_retry (0) ? normal : (normal < fewest ? normal : fewest);
+  MPI_Bcast (&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return n;
+}
+
+static void
+measure_pingpong (long bytes)
+{
+  pingpong (bytes, 4);   /* warm-up: buffers, connection, protocol */
+  /* round trips per sample: enough for target_ns (rank 0 decides) */
+  double one = pingpong (bytes, 8);
+  int k = (int) (target_ns / (2 * (one > 1 ? one : 1))) + 1;
+  MPI_Bcast (&k, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int n = agreed_count (reps, 3);
+  double *v = malloc ((size_t) n * sizeof *v);
+  for (int r = 0; r < n; r++)
+    v[r] = pingpong (bytes, k);
+  if (me == 0)
+    print_stats ("pp", bytes, probe_stats (v, n), n);
+  free (v);
+}
+
+/* The time rank 0 spends in MPI_Send, rank 1's receive posted beforehand. */
+static void
+measure_send (long bytes)
+{
+  int n = agreed_count (samples, 11);
+  double *v = malloc ((size_t) n * sizeof *v);
+  for (int s = -2; s < n; s++) {
+    if (me == 0) {
+      MPI_Recv (NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      double t0 = now_ns ();
+      MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
+      if (s >= 0)
+        v[s] = now_ns () - t0;
+      MPI_Recv (NULL, 0, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request rq;
+      MPI_Irecv (rbuf, (int) bytes, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &rq);
+      MPI_Send (NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+      MPI_Wait (&rq, MPI_STATUS_IGNORE);
+      MPI_Send (NULL, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
+    }
+  }
+  if (me == 0)
+    print_stats ("os", bytes, probe_stats (v, n), n);
+  free (v);
+}
+
+/* The time rank 1 spends in MPI_Recv once the message has had time to
+ * arrive (it waits @delay_ns after asking for it). */
+static void
+measure_recv (long bytes, double delay_ns)
+{
+  int n = agreed_count (samples, 11);
+  double *v = malloc ((size_t) n * sizeof *v);
+  for (int s = -2; s < n; s++) {
+    if (me == 1) {
+      MPI_Send (NULL, 0, MPI_BYTE, 0, 5, MPI_COMM_WORLD);
+      spin_ns (delay_ns);
+      double t0 = now_ns ();
+      MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      double t = now_ns () - t0;
+      if (s >= 0)
+        v[s] = t;
+    } else {
+      MPI_Recv (NULL, 0, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
+    }
+  }
+  if (me == 1)
+    MPI_Send (v, n, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+  else {
+    MPI_Recv (v, n, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    print_stats ("or", bytes, probe_stats (v, n), n);
+  }
+  free (v);
+}
+
+/* Whether a send of @bytes returns before its receive is posted: rank 1
+ * posts it @delay_ns after both have synchronised.  Eager: the send takes
+ * microseconds; rendezvous: it waits the delay out.  Median of 5. */
+static int
+sends_eagerly (long bytes, double delay_ns)
+{
+  double v[5];
+  for (int s = 0; s < 5; s++) {
+    MPI_Barrier (MPI_COMM_WORLD);
+    if (me == 0) {
+      double t0 = now_ns ();
+      MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 8, MPI_COMM_WORLD);
+      v[s] = now_ns () - t0;
+    } else {
+      spin_ns (delay_ns);
+      MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  int eager = 0;
+  if (me == 0) {
+    qsort (v, 5, sizeof *v, probe_cmp_double);
+    eager = v[2] < delay_ns / 2;
+  }
+  MPI_Bcast (&eager, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return eager;
+}
+
+static void
+measure_eager_limit (long max_bytes)
+{
+  const double delay = 300e3;   /* 300 us: far above any eager send here */
+  long lo = 0, hi = -1;         /* lo: sent eagerly; hi: not */
+  for (long b = 1; b <= max_bytes; b *= 2) {
+    if (sends_eagerly (b, delay))
+      lo = b;
+    else {
+      hi = b;
+      break;
+    }
+  }
+  if (hi < 0) {
+    if (me == 0)
+      printf ("eager bytes=%ld next=-1\n", lo);
+    return;
+  }
+  while (hi - lo > 1) {
+    long mid = lo + (hi - lo) / 2;
+    if (sends_eagerly (mid, delay))
+      lo = mid;
+    else
+      hi = mid;
+  }
+  if (me == 0)
+    printf ("eager bytes=%ld next=%ld\n", lo, hi);
+}
+
+/* LogGP's g: rank 0 sends 64 8-byte messages back to back into receives
+ * rank 1 posted beforehand; the time per message. */
+static void
+measure_gap (void)
+{
+  enum { K = 64 };
+  MPI_Request rq[K];
+  double *v = malloc ((size_t) reps * sizeof *v);
+  for (int r = -1; r < reps; r++) {
+    if (me == 1)
+      for (int i = 0; i < K; i++)
+        MPI_Irecv (rbuf + 8 * i, 8, MPI_BYTE, 0, 9, MPI_COMM_WORLD, &rq[i]);
+    MPI_Barrier (MPI_COMM_WORLD);
+    if (me == 0) {
+      double t0 = now_ns ();
+      for (int i = 0; i < K; i++)
+        MPI_Send (sbuf + 8 * i, 8, MPI_BYTE, 1, 9, MPI_COMM_WORLD);
+      if (r >= 0)
+        v[r] = (now_ns () - t0) / K;
+    } else
+      MPI_Waitall (K, rq, MPI_STATUSES_IGNORE);
+  }
+  if (me == 0)
+    print_stats ("gap", -1, probe_stats (v, reps), reps);
+  free (v);
+}
+
+static void
+print_binding (void)
+{
+  cpu_set_t set;
+  char list[1024] = "";
+  if (sched_getaffinity (0, sizeof set, &set) == 0)
+    for (int c = 0, len = 0; c < CPU_SETSIZE && len < (int) sizeof list - 16; c++)
+      if (CPU_ISSET (c, &set))
+        len += snprintf (list + len, sizeof list - (size_t) len, "%s%d", len ? "," : "", c);
+  char line[1100];
+  snprintf (line, sizeof line, "bind rank=%d cpus=%s now=%d", me, list, sched_getcpu ());
+  if (me == 0) {
+    printf ("%s\n", line);
+    MPI_Recv (line, (int) sizeof line, MPI_CHAR, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf ("%s\n", line);
+  } else
+    MPI_Send (line, (int) sizeof line, MPI_CHAR, 0, 10, MPI_COMM_WORLD);
+}
+
+int
+main (int argc, char **argv)
+{
+  MPI_Init (&argc, &argv);
+  int np;
+  MPI_Comm_rank (MPI_COMM_WORLD, &me);
+  MPI_Comm_size (MPI_COMM_WORLD, &np);
+  const char *sizes = NULL;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (strcmp (argv[i], "--sizes") == 0)
+      sizes = argv[i + 1];
+    else if (strcmp (argv[i], "--reps") == 0)
+      reps = atoi (argv[i + 1]);
+    else if (strcmp (argv[i], "--samples") == 0)
+      samples = atoi (argv[i + 1]);
+    else if (strcmp (argv[i], "--target-ms") == 0)
+      target_ns = atof (argv[i + 1]) * 1e6;
+    else if (strcmp (argv[i], "--budget-s") == 0)
+      probe_set_budget (atof (argv[i + 1]));
+  }
+  if (np != 2 || sizes == NULL || reps < 1 || samples < 1 || !(target_ns > 0)) {
+    if (me == 0)
+      fprintf (stderr, "usage: mpirun -np 2 %s --sizes B1,B2,... [--reps N] [--samples N] "
+               "[--target-ms MS] (got %d ranks)\n", argv[0], np);
+    MPI_Finalize ();
+    return 2;
+  }
+  long max_bytes = 0;
+  long list[256];
+  int n = 0;
+  char *copy = strdup (sizes);
+  for (char *save = NULL, *tok = strtok_r (copy, ",", &save); tok != NULL && n < 256;
+       tok = strtok_r (NULL, ",", &save)) {
+    list[n] = atol (tok);
+    if (list[n] < 0 || list[n] > (1L << 30)) {
+      if (me == 0)
+        fprintf (stderr, "mpi-probe: size %s out of range\n", tok);
+      MPI_Finalize ();
+      return 2;
+    }
+    if (list[n] > max_bytes)
+      max_bytes = list[n];
+    n++;
+  }
+  free (copy);
+  sbuf = calloc ((size_t) max_bytes + 1024, 1);
+  rbuf = calloc ((size_t) max_bytes + 1024, 1);
+
+  if (me == 0) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version (version, &len);
+    version[strcspn (version, "\n,")] = '\0';
+    printf ("library text=%s\n", version);
+  }
+  print_binding ();
+  for (int i = 0; i < n; i++)
+    measure_pingpong (list[i]);
+  for (int i = 0; i < n; i++)
+    if (list[i] <= OVERHEAD_MAX)
+      measure_send (list[i]);
+  /* 20 us, and 2 ns a byte (500 MB/s, slower than any copy here): time
+   * enough for the message to arrive before the receive is called. */
+  for (int i = 0; i < n; i++)
+    if (list[i] <= OVERHEAD_MAX)
+      measure_recv (list[i], 20e3 + 2.0 * (double) list[i]);
+  measure_eager_limit (max_bytes < 1024 ? 1024 : max_bytes);
+  measure_gap ();
+  if (me == 0)
+    printf ("noise preempted=%ld dirty=%ld\n", preempted, dirty);
+  MPI_Finalize ();
+  return 0;
+}

@@ -1,0 +1,276 @@
+/* The MPI library's point-to-point figures between two ranks of this host,
+ * from real messages (mpi-probe.c, built with the host's mpicc and run with
+ * its mpirun), fitted to net-simple's parameters, with the piecewise fit
+ * and the LogGP form beside them. */
+#include "calibrate.h"
+
+#include <pti/hmi.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *
+size_list (gboolean quick)
+{
+  if (quick)
+    return g_strdup ("0,8,64,256,512,1024,4096,16384,65536,262144,1048576");
+  GString *s = g_string_new ("0");
+  for (long b = 1; b <= 4L << 20; b *= 2) {
+    g_string_append_printf (s, ",%ld", b);
+    if (b >= 64 && b + b / 2 < 4L << 20)
+      g_string_append_printf (s, ",%ld", b + b / 2);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static int
+cmp_size (const void *a, const void *b)
+{
+  double x = ((const CalSize *) a)->bytes, y = ((const CalSize *) b)->bytes;
+  return x < y ? -1 : x > y;
+}
+
+static char *
+fmt_bytes (double b)
+{
+  if (b >= 1 << 20 && fmod (b, 1 << 20) == 0)
+    return cal_strdup_printf ("%g MiB", b / (1 << 20));
+  if (b >= 1024 && fmod (b, 1024) == 0)
+    return cal_strdup_printf ("%g KiB", b / 1024);
+  return cal_strdup_printf ("%g B", b);
+}
+
+gboolean
+cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GString *placement,
+                 GString *report, GError **error)
+{
+  const char *build[] = { o->mpicc, "-O2", "-o", "mpi-probe", "mpi-probe.c", NULL };
+  if (run->progress)
+    g_printerr ("pticalibrate: MPI: compiling the ping-pong (%s -O2)...\n", o->mpicc);
+  if (!cal_write_probe (run->workdir, "mpi-probe.c", pti_cal_mpi_probe_c, error)
+      || !cal_build (run->workdir, build, "the MPI probe does not compile", error))
+    return FALSE;
+  int status;
+  g_autofree char *sizes = size_list (run->quick);
+  const char *reps = run->quick ? "5" : "15", *samples = run->quick ? "21" : "41";
+  const char *target = run->quick ? "1" : "2", *budget = run->quick ? "15" : "150";
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) o->mpirun);
+  if (o->allow_root)
+    g_ptr_array_add (argv, "--allow-run-as-root");
+  const char *rest[] = { "-np", "2", "./mpi-probe", "--sizes", sizes, "--reps", reps,
+                         "--samples", samples, "--target-ms", target, "--budget-s", budget,
+                         NULL };
+  for (int i = 0; rest[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) rest[i]);
+  g_ptr_array_add (argv, NULL);
+  if (run->progress)
+    g_printerr ("pticalibrate: MPI: ping-pong between 2 ranks (%s -np 2)...\n", o->mpirun);
+  g_autofree char *out = NULL, *err = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok = cal_run ((const char *const *) argv->pdata, run->workdir, 1800, &out, &err,
+                         &status, error);
+  if (ok && status != 0) {
+    cal_set_command_error (error, "the MPI ping-pong failed", (const char *const *) argv->pdata,
+                           status, err);
+    ok = FALSE;
+  }
+  g_ptr_array_free (argv, TRUE);
+  /* for the comment, which cannot hold "--": the launcher and the sizes */
+  g_autofree char *launcher = g_path_get_basename (o->mpirun);
+  g_autofree char *compiler = g_path_get_basename (o->mpicc);
+  g_autofree char *command = g_strdup_printf ("%s -np 2%s", launcher,
+                                              o->allow_root ? ", allowed to run as root" : "");
+  g_autofree char *size_text = g_strdup (sizes);
+  g_strdelimit (size_text, ",", ' ');
+  if (!ok)
+    return FALSE;
+  double seconds = (g_get_monotonic_time () - t0) / 1e6;
+  cal_write_file (run->workdir, "mpi-probe.out", out, NULL);
+
+  g_autoptr (GPtrArray) lines = cal_parse_lines (out);
+  g_autoptr (GArray) pp = g_array_new (FALSE, FALSE, sizeof (CalSize));
+  CalStat os0 = { NAN }, or0 = { NAN }, gap = { NAN };
+  double os0_bytes = INFINITY, or0_bytes = INFINITY, eager = NAN, eager_next = NAN;
+  double preempted = 0, dirty = 0;
+  const char *library = "an MPI library";
+  GString *binding = g_string_new (NULL);
+  for (guint i = 0; i < lines->len; i++) {
+    const CalLine *l = g_ptr_array_index (lines, i);
+    double bytes = cal_line_num (l, "bytes");
+    if (strcmp (l->kind, "pp") == 0 && !isnan (bytes)) {
+      CalSize s = { bytes, cal_stat_from_line (l, NULL) };
+      g_array_append_val (pp, s);
+    } else if (strcmp (l->kind, "os") == 0 && bytes < os0_bytes) {
+      os0 = cal_stat_from_line (l, NULL);
+      os0_bytes = bytes;
+    } else if (strcmp (l->kind, "or") == 0 && bytes < or0_bytes) {
+      or0 = cal_stat_from_line (l, NULL);
+      or0_bytes = bytes;
+    } else if (strcmp (l->kind, "eager") == 0) {
+      eager = bytes;
+      eager_next = cal_line_num (l, "next");
+    } else if (strcmp (l->kind, "gap") == 0)
+      gap = cal_stat_from_line (l, NULL);
+    else if (strcmp (l->kind, "library") == 0 && cal_line_get (l, "text") != NULL)
+      library = cal_line_get (l, "text");
+    else if (strcmp (l->kind, "bind") == 0)
+      g_string_append_printf (binding, "%srank %s may run on CPU %s (ran on %s)",
+                              binding->len ? ", " : "", cal_line_get (l, "rank"),
+                              cal_line_get (l, "cpus"), cal_line_get (l, "now"));
+    else if (strcmp (l->kind, "noise") == 0) {
+      preempted = cal_line_num (l, "preempted");
+      dirty = cal_line_num (l, "dirty");
+    }
+  }
+  g_array_sort (pp, cmp_size);
+  if (pp->len < 3 || isnan (os0.med) || isnan (or0.med) || isnan (eager)) {
+    g_string_free (binding, TRUE);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED,
+                 "the MPI ping-pong printed too few figures (its output is in %s)", run->workdir);
+    return FALSE;
+  }
+  CalSize *sz = (CalSize *) pp->data;
+  /* The receive's own time includes fetching the message from the other
+   * core, which the ping-pong's one-way time holds too: o_r cannot be more
+   * than what that time leaves after o_s. */
+  double t0_ns = sz[0].t.med;
+  double or_ns = MIN (or0.med, MAX (0.0, t0_ns - os0.med));
+  CalNet net = { .send_overhead = os0.med * 1e-9, .recv_overhead = or_ns * 1e-9,
+                 .eager_limit = (guint64) eager };
+  const double fit_max = 1 << 20;
+  if (!cal_net_fit (&net, sz, pp->len, fit_max)) {
+    g_string_free (binding, TRUE);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED,
+                 "the ping-pong times give no positive bandwidth (output in %s)", run->workdir);
+    return FALSE;
+  }
+  CalPiece pieces[5];
+  guint npieces = cal_piecewise_fit (sz, pp->len, eager, 3, pieces);
+
+  /* ---- the element ---- */
+  g_autofree char *eager_text = isnan (eager_next) || eager_next < 0
+    ? cal_strdup_printf ("every size tried (up to %g B) was sent eagerly", eager)
+    : cal_strdup_printf ("a send of %g B returned before its receive was posted, one of %g B "
+                         "waited for it (5 tries each, receive posted 300 us late, bisected)",
+                         eager, eager_next);
+  g_autofree char *noise = cal_noise_text ("samples", preempted, dirty, NULL);
+  g_autofree char *head = cal_strdup_printf (
+    "Messages between the two ranks of this node: %s, measured by pticalibrate's ping-pong "
+    "(calibrate/mpi-probe.c, built with `%s -O2`, run with `%s`) in %.0f s, at %s bytes.  "
+    "One-way time = half a ping-pong round trip, median of %s samples of at least %s ms each; a "
+    "sample in "
+    "which either rank lost the CPU (CPU time under 97%% of the wall time; both poll) is taken "
+    "again: %s.  net-simple prices an eager message o_s + L + n/B + o_r and a "
+    "rendezvous one o_s + 3L + n/B + o_r (models/net-simple/README.md): o_s, o_r and the eager "
+    "limit are measured directly, L and B fitted to the one-way times up to %g MiB (least "
+    "squares on the relative error).  The table after the element compares.",
+    library, compiler, command, seconds, size_text, reps, target, noise,
+    fit_max / (1 << 20));
+  cal_xml_comment (xml, 4, head);
+  g_string_append (xml, "    <net_simple>\n");
+  g_autofree char *c_lat = cal_strdup_printf (
+    "L, fitted (with B) to the one-way times; %g ns of one-way time at 0 B are o_s + L + o_r",
+    sz[0].t.med);
+  cal_xml_comment (xml, 6, c_lat);
+  g_autofree char *d_lat = cal_decimal (net.latency * 1e9, 4);
+  g_autofree char *v_lat = g_strdup_printf ("      <latency unit=\"ns\">%s</latency>\n", d_lat);
+  g_string_append (xml, v_lat);
+  g_autofree char *c_bw = cal_strdup_printf (
+    "B, fitted: %.4g ps per byte; the pieces below show how the cost per byte changes with size",
+    1e12 / net.bandwidth);
+  cal_xml_comment (xml, 6, c_bw);
+  g_autofree char *d_bw = cal_decimal (net.bandwidth / 1e6, 4);
+  g_autofree char *v_bw = g_strdup_printf ("      <bandwidth unit=\"MB/s\">%s</bandwidth>\n", d_bw);
+  g_string_append (xml, v_bw);
+  g_autofree char *c_os = cal_strdup_printf (
+    "o_s: time in MPI_Send of %g B with the receive posted beforehand, median of %d: %.4g ns, "
+    "quartiles %.4g-%.4g (%.1f%%), range %.4g-%.4g", os0_bytes, os0.n, os0.med, os0.q1, os0.q3,
+    100 * cal_stat_spread (os0), os0.min, os0.max);
+  cal_xml_comment (xml, 6, c_os);
+  g_autofree char *d_os = cal_decimal (os0.med, 4);
+  g_autofree char *v_os = g_strdup_printf ("      <send_overhead unit=\"ns\">%s</send_overhead>\n",
+                                           d_os);
+  g_string_append (xml, v_os);
+  g_autofree char *capped =
+    or_ns < or0.med ? cal_strdup_printf ("; more than the %.4g ns a 0-byte message takes one way "
+                                         "less o_s (the call fetches the message from the other "
+                                         "core, which the one-way time holds too): written as "
+                                         "the %.4g ns left", t0_ns, or_ns)
+                    : g_strdup ("");
+  g_autofree char *c_or = cal_strdup_printf (
+    "o_r: time in MPI_Recv of %g B once the message has had 20 us to arrive, median of %d: %.4g "
+    "ns, quartiles %.4g-%.4g (%.1f%%), range %.4g-%.4g%s", or0_bytes, or0.n, or0.med, or0.q1,
+    or0.q3, 100 * cal_stat_spread (or0), or0.min, or0.max, capped);
+  cal_xml_comment (xml, 6, c_or);
+  g_autofree char *d_or = cal_decimal (or_ns, 4);
+  g_autofree char *v_or = g_strdup_printf ("      <recv_overhead unit=\"ns\">%s</recv_overhead>\n",
+                                           d_or);
+  g_string_append (xml, v_or);
+  g_autofree char *c_e = cal_strdup_printf ("eager limit: %s", eager_text);
+  cal_xml_comment (xml, 6, c_e);
+  g_string_append_printf (xml, "      <eager_limit unit=\"B\">%" G_GUINT64_FORMAT "</eager_limit>\n",
+                          net.eager_limit);
+  g_string_append (xml, "    </net_simple>\n");
+
+  /* ---- what the fit gives, size by size, and the pieces ---- */
+  GString *t = g_string_new (
+    "One-way times (ns): measured median [quartiles], net-simple above, error; the piecewise "
+    "fit, error.\n");
+  double worst_net = 0, worst_piece = 0, worst_spread = 0;
+  for (guint i = 0; i < pp->len; i++) {
+    double n = sz[i].bytes, m = sz[i].t.med, pred = cal_net_one_way (&net, n) * 1e9;
+    double piece = NAN;
+    for (guint k = 0; k < npieces; k++)
+      if (n >= pieces[k].lo && n <= pieces[k].hi)
+        piece = (pieces[k].a + pieces[k].b * n) * 1e9;
+    double e1 = (pred - m) / m, e2 = (piece - m) / m;
+    if (n <= fit_max)
+      worst_net = MAX (worst_net, fabs (e1));
+    worst_piece = MAX (worst_piece, fabs (e2));
+    worst_spread = MAX (worst_spread, cal_stat_spread (sz[i].t));
+    g_autofree char *nb = fmt_bytes (n);
+    g_autofree char *row = cal_strdup_printf (
+      "  %9s %11.5g [%.5g-%.5g]  net-simple %11.5g %+6.1f%%  pieces %11.5g %+6.1f%%\n", nb, m,
+      sz[i].t.q1, sz[i].t.q3, pred, 100 * e1, piece, 100 * e2);
+    g_string_append (t, row);
+  }
+  g_string_append (t, "\nPiecewise-linear fit of the one-way time, t = a + n b (breaks at the "
+                      "eager limit and where they cut the squared relative error by a quarter; "
+                      "PACE's form):\n");
+  for (guint k = 0; k < npieces; k++) {
+    g_autofree char *lo = fmt_bytes (pieces[k].lo), *hi = fmt_bytes (pieces[k].hi);
+    g_autofree char *row = cal_strdup_printf (
+      "  %s to %s: a = %.4g ns, b = %.4g ps/B (%.4g MB/s), largest error %.1f%%\n", lo, hi,
+      pieces[k].a * 1e9, pieces[k].b * 1e12, pieces[k].b > 0 ? 1e-6 / pieces[k].b : INFINITY,
+      100 * pieces[k].max_err);
+    g_string_append (t, row);
+  }
+  double o_mean = (net.send_overhead + net.recv_overhead) / 2;
+  double lg_l = MAX (0, sz[0].t.med * 1e-9 - 2 * o_mean);
+  g_autofree char *d_lgl = cal_decimal (lg_l * 1e9, 4), *d_o = cal_decimal (o_mean * 1e9, 4),
+                  *d_g = cal_decimal (gap.med, 4), *d_G = cal_decimal (1e12 / net.bandwidth, 4);
+  g_autofree char *loggp = cal_strdup_printf (
+    "\nThe LogGP form of net-simple, from the same figures (o the mean of o_s and o_r; g the "
+    "time per message of 64 back-to-back 8-byte sends, median of %d: %.4g ns, quartiles "
+    "%.4g-%.4g; G = 1/B; L the 0-byte one-way time less 2o), to use instead of the four "
+    "elements above:\n"
+    "  <loggp><L unit=\"ns\">%s</L><o unit=\"ns\">%s</o><g unit=\"ns\">%s</g>"
+    "<G unit=\"ps\">%s</G></loggp>",
+    gap.n, gap.med, gap.q1, gap.q3, d_lgl, d_o, d_g, d_G);
+  g_string_append (t, loggp);
+  cal_xml_comment (xml, 4, t->str);
+  g_string_free (t, TRUE);
+
+  g_string_append_printf (placement, "%s (%s).", binding->str, library);
+  g_string_free (binding, TRUE);
+  g_autofree char *line = cal_strdup_printf (
+    "MPI: %u sizes in %.0f s; L %.3g ns, B %.4g MB/s, o_s %.3g ns, o_r %.3g ns, eager limit %"
+    G_GUINT64_FORMAT " B; net-simple within %.0f%% up to %g MiB, pieces within %.0f%%; largest "
+    "spread (quartiles / median) %.1f%%; %g samples taken again (interrupted)\n",
+    pp->len, seconds, net.latency * 1e9, net.bandwidth / 1e6, os0.med, or_ns, net.eager_limit,
+    100 * worst_net, fit_max / (1 << 20), 100 * worst_piece, 100 * worst_spread, preempted);
+  g_string_append (report, line);
+  return TRUE;
+}

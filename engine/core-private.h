@@ -1,0 +1,447 @@
+/* The engine core's private vocabulary: what its files (queue.c, procs.c,
+ * protocol.c, netglue.c, repeat.c, diagnose.c, trace-out.c, engine.c)
+ * share.  Nothing outside engine/ includes this; the session drives the
+ * core through engine.h.
+ *
+ * The core is streaming: each process has a window, a ring of operations
+ * not yet executed.  Operations are appended (by the WSL, on the session's
+ * behalf) either ahead of the evaluation (the push form) or when the
+ * evaluation needs them (a pull source asked for one rank's next
+ * operations).  An operation leaves the window as soon as it is executed;
+ * what a request still needs once posted lives in its request slot; what
+ * the trace needs is handed to the event sink when the operation finishes.
+ * Memory is therefore bounded by what is in flight, not by the workload. */
+#pragma once
+
+#include "engine.h"
+
+#include <math.h>
+#include <string.h>
+
+G_BEGIN_DECLS
+
+/* ---- operations (the window's contents) ---------------------------------- */
+
+/* Kinds beyond the events of PtiOpKind (engine.h): markers and continuations
+ * that are not events of their own. */
+enum {
+  OP_REQS = PTI_OP_N_KINDS,  /* more request handles of the wait before it */
+  OP_REPEAT_BEGIN,           /* bytes: count; flags: REPEAT_REPLAYED if the engine replays */
+  OP_REPEAT_NEXT,            /* a regenerating source starts the block's next repetition */
+  OP_REPEAT_END,
+  OP_N_KINDS
+};
+
+#define REQS_PER_OP 7        /* handles one OP_REQS carries */
+#define OP_FLAG_ANY_TAG 0x01 /* unused: tags carry PTI_ENGINE_ANY_TAG */
+#define REPEAT_REPLAYED 0x02 /* the engine replays the block from its window */
+#define OP_FLAG_SYNC 0x04    /* a send or isend by rendezvous whatever its size (ssend) */
+
+/* 32 bytes.  Messages: peer, tag, bytes, comm, req (non-blocking); compute:
+ * duration and the RUD id in peer; waits: the number of requests in peer,
+ * the first handles in h[] of the OP_REQS that follow; collective markers:
+ * the collective in peer, root in tag, bytes, comm. */
+typedef union {
+  struct {
+    guint8 kind;
+    guint8 flags;
+    guint16 comm;
+    guint32 peer;
+    gint32 tag;
+    guint32 req;
+    union {
+      double duration;
+      guint64 bytes;
+    };
+  };
+  struct {
+    guint8 kind_;
+    guint8 n;
+    guint16 pad_;
+    guint32 h[REQS_PER_OP];
+  } reqs;
+} Op;
+
+G_STATIC_ASSERT (sizeof (Op) == 32);
+
+/* ---- requests ----------------------------------------------------------- */
+
+/* Handles: a slot of the process's request table and its generation, so that
+ * a handle of a request already completed (its slot reused) is recognised. */
+#define REQ_SLOT_BITS 22
+#define REQ_SLOT_MASK ((1u << REQ_SLOT_BITS) - 1)
+#define REQ_MAX_SLOTS (1u << REQ_SLOT_BITS)
+#define NO_SLOT G_MAXUINT32
+
+typedef enum {
+  REQ_FREE,
+  REQ_APPENDED,          /* made by an isend/irecv not executed yet */
+  REQ_POSTED,
+  REQ_DONE,              /* complete; freed when the wait that names it finishes */
+} ReqState;
+
+typedef struct Msg Msg;
+
+typedef struct {
+  Msg *msg;              /* send: its message until the data has left;
+                          * receive: the matched message until it has arrived */
+  const PtiModelInstance *model; /* receive: the model that carried its message */
+  double ready;          /* s: when it completed (valid once done) */
+  double busy_from;      /* s: from when the rest of its time is the message layer's
+                          * work rather than waiting on the peer (rendezvous data out) */
+  double entered;        /* s: when its data entered the network (trace) */
+  double arrived;        /* s: when its data reached the receiver (trace) */
+  double posted;         /* s: when it was posted (trace) */
+  double left;           /* s: a send's data had left the sender (trace; `ready`, but
+                          * not moved by analytical repetition) */
+  guint64 bytes;         /* as posted */
+  guint64 msg_bytes;     /* its message's size, once known (trace) */
+  guint64 trace_id;      /* isend, irecv: the n-th its process posted (trace) */
+  guint64 msg_id;        /* once known */
+  guint32 peer;          /* as posted; a receive's may be PTI_ENGINE_ANY_SOURCE */
+  guint32 actual_peer;   /* once matched */
+  gint32 tag;            /* as posted; a receive's may be PTI_ENGINE_ANY_TAG */
+  gint32 actual_tag;
+  guint32 next;          /* posted-receive queue, or free list */
+  guint16 comm;
+  guint16 gen;           /* generation of the slot (handle bits above REQ_SLOT_BITS) */
+  guint8 state;          /* ReqState */
+  guint8 is_recv;
+  guint8 rendezvous;
+  guint8 named;          /* a wait or waitall appended so far names it */
+  guint8 blocking;       /* made by a blocking send/recv when it executed */
+  guint32 canon;         /* its number in the digest being made (repeat.c) */
+  guint64 serial;        /* when it was made: the n-th request of its process */
+  guint8 pinned;         /* made in a block the engine replays: the slot is kept for
+                          * its repetitions (not reused, its handle stays the same) */
+  guint8 any_named;      /* a waitany appended so far names it */
+} Req;
+
+/* ---- messages ----------------------------------------------------------- */
+
+struct Msg {
+  Msg *next;             /* receiver's unmatched queue, or the free list */
+  guint32 src, dst;
+  gint32 tag;
+  guint32 send_slot;     /* sender's request slot until the send completes */
+  guint32 recv_slot;     /* receiver's request slot once matched */
+  guint16 comm;
+  guint8 rendezvous;
+  guint8 request_in;     /* rendezvous request has reached the receiver */
+  guint8 data_in;        /* data has reached the receiver */
+  guint8 flow_net;       /* resource model: its index in PtiEngine.nets + 1; 0: cost model */
+  guint8 stage;          /* resource model: the Stage of the flow in flight */
+  guint64 bytes;
+  guint64 id;
+  double arrived;        /* s, once data_in */
+  double reply_at;       /* s: rendezvous answer reached the sender (resource models) */
+  double entered;        /* s: the data entered the network */
+  const PtiModelInstance *model; /* the network model carrying it */
+  guint32 src_port, dst_port;    /* on that model */
+  guint32 canon, canon_epoch;    /* its number in the digest of that epoch (repeat.c) */
+};
+
+/* What a message's flow in flight (resource models) carries. */
+typedef enum {
+  STAGE_EAGER_DATA,
+  STAGE_REQUEST,         /* rendezvous request, sender to receiver */
+  STAGE_REPLY,           /* rendezvous answer, receiver to sender */
+  STAGE_RDV_DATA,
+} Stage;
+
+#define MSG_CHUNK 1024
+
+/* ---- processes ---------------------------------------------------------- */
+
+typedef enum {
+  PROC_READY,            /* runnable: not started yet, or running */
+  PROC_SCHEDULED,        /* its RESUME is in the queue */
+  PROC_WAITING,          /* blocked in the operation at its head until requests complete */
+  PROC_STARVED,          /* its window is empty: finished, unless more is appended */
+} ProcState;
+
+/* A block being repeated (analytical repetition), on one process. */
+typedef struct {
+  guint64 count;         /* repetitions in all */
+  guint64 k;             /* repetitions begun so far (1 in the first) */
+  guint64 pos;           /* operations executed since the current repetition began */
+  guint32 start;         /* REPEAT_REPLAYED: window index of the block's first operation */
+  guint32 len;           /* REPEAT_REPLAYED: operations in the block (known at its end) */
+  guint32 block;         /* the block's number, counted from 0 in the workload */
+  guint8 active;
+  guint8 replayed;
+} Repeat;
+
+typedef struct {
+  /* the window: ops[head & mask] .. ops[(tail - 1) & mask]; a replayed
+   * repeated block keeps the slots from `pin` on */
+  Op *ops;
+  guint32 mask;          /* capacity - 1 (a power of two), or 0 before the first op */
+  guint32 head, tail, pin;
+  double clock;          /* s: where this process is */
+  double wait_from;      /* s: when its current blocking operation began to wait */
+  double op_start;       /* s: when the operation at its head began */
+  guint32 blocking_slot; /* the request of the send or receive at its head */
+  double compute, comm, wait;
+  guint64 sent, sent_bytes;      /* messages sent so far, and their bytes */
+  guint64 n_events;      /* events executed (or derived) so far */
+  guint64 n_appended;    /* events appended so far */
+  Req *reqs;
+  guint32 n_reqs, cap_reqs;
+  guint32 free_req;      /* free list of request slots */
+  guint32 live_reqs;     /* slots in use */
+  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
+  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
+  const PtiModelInstance *cpu;   /* its processor's CPU model */
+  const PtiModelInstance *net;   /* its node's network's model, or NULL */
+  const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
+  guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
+  guint8 state;          /* ProcState */
+  guint8 source_done;    /* its source has nothing more (or it has no source) */
+  guint8 open_repeat;    /* appending: a repeated block is open */
+  guint16 open_phases;   /* appending: phases begun and not ended, */
+  guint16 phases_at_repeat;      /* ... of which so many before the open repeated block */
+  guint32 *open_phase_ids;       /* ... which (phases.c) */
+  gpointer phase_stack;  /* executing: the phases it is in, innermost last (phases.c) */
+  guint64 phase_serial;  /* executing: phases it entered so far */
+  guint16 in_phases, cap_phases;
+  guint8 open_replayed;  /* appending: ... and the engine will replay it */
+  guint32 open_start;    /* appending: window index of its first operation */
+  guint32 n_blocks;      /* appending: repeated blocks begun so far */
+  guint64 gen_k;         /* appending: repetitions a regenerating source has begun */
+  guint64 req_serial;    /* requests made so far */
+  guint64 n_posted;      /* isend and irecv posted so far (executed or derived): the
+                          * next one's id in the trace */
+  Repeat rep;
+} Proc;
+
+/* ---- the event queue -------------------------------------------------------- */
+
+typedef enum {
+  ITEM_RESUME,           /* a process continues at its clock */
+  ITEM_INJECT_DATA,      /* eager data enters the network */
+  ITEM_INJECT_REQUEST,   /* rendezvous request enters the network */
+  ITEM_REQUEST_ARRIVE,
+  ITEM_REPLY_ARRIVE,     /* rendezvous answer reaches the sender */
+  ITEM_DATA_ARRIVE,
+  ITEM_DATA_INJECTED,    /* resource models: rendezvous data has left the sender */
+  ITEM_NET_WAKE,         /* resource model `rank` may have a flow ending now */
+} ItemType;
+
+typedef struct {
+  double t;
+  guint64 seq;
+  Msg *msg;
+  guint32 rank;
+  guint32 type;
+} Item;
+
+/* queue.c's binary heap of items. */
+typedef struct {
+  Item *items;
+  guint n, cap;
+} PtiQueue;
+
+/* ---- resource models and changes -------------------------------------------- */
+
+typedef struct {
+  PtiEngine *engine;
+  const PtiModelInstance *model;
+  const PtiNetOps *ops;
+  double wake_at;        /* s: the NET_WAKE in the queue that counts; INFINITY if none */
+  gint record_base;      /* index of the model's first record type in the trace, -1 */
+  PtiNetSink sink;       /* host = this */
+} FlowNet;
+
+typedef struct {
+  double t;
+  const PtiModelInstance *model;
+  char *element, *selector, *value;
+  char *origin;          /* "changes.txt:3" or "pti_context_change", for errors */
+} Change;
+
+/* ---- the engine ---------------------------------------------------------- */
+
+struct _PtiEngine {
+  const PtiSystem *system;
+  Proc *procs;
+  guint n_procs;
+  PtiQueue queue;
+  guint64 seq;
+  double now;
+  guint64 next_msg_id;
+  guint64 held;          /* operations held in windows (appended, not released) */
+  Msg *free_msgs;
+  GPtrArray *msg_chunks;
+  GError *error;         /* first error raised inside the loop */
+  gboolean started;
+  gboolean finished;
+  gboolean running;      /* inside pti_engine_run: appends come from a pull */
+  gboolean top;          /* the next pti_proc_run is the last thing its item's handling does */
+  gboolean bounded;      /* a partial run: nothing at or after the horizon */
+  double horizon;        /* a partial run resolves nothing at or after this time */
+  double predicted;
+  PtiProgressFunc progress;
+  gpointer progress_data;
+  guint64 progress_every;
+  PtiEngineSource source;          /* pull source, or pull == NULL */
+  PtiEngineSink sink;              /* where finished events go, or event == NULL */
+  guint64 repetitions_extrapolated;
+  guint64 repetitions_evaluated;
+  guint64 events_derived;
+  GPtrArray *comm_names;           /* by communicator id (context / 2), or NULL */
+  FlowNet *nets;                   /* resource network models of the system */
+  guint n_nets;
+  GArray *changes;                 /* Change, sorted by time (stable) */
+  guint next_change;               /* first change not applied yet */
+  gpointer repeat_state;           /* repeat.c's, or NULL */
+  gboolean repeat_snapshot_due;    /* rank 0 began a repetition: digest at the next safe point */
+  GArray *phases;                  /* Phase, by phase number (phases.c), or NULL */
+  GPtrArray *phase_names;          /* char*, by phase number, or NULL */
+  GHashTable *phase_ids;           /* name -> number + 1 */
+  guint32 *scratch_slots;          /* reused: the requests one wait completed */
+  guint scratch_slots_cap;
+  PtiEngineDone *scratch_done;     /* reused: what the sink is told of them */
+  guint scratch_done_cap;
+};
+
+/* A scratch array of at least @n elements, grown geometrically and kept. */
+#define PTI_SCRATCH(e, field, cap_field, n)                                   \
+  (G_UNLIKELY ((n) > (e)->cap_field)                                          \
+     ? ((e)->cap_field = MAX ((n), 2 * (e)->cap_field),                       \
+        (e)->field = g_renew (__typeof__ (*(e)->field), (e)->field, (e)->cap_field)) \
+     : (e)->field)
+
+/* queue.c */
+void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg);
+/* The next item (the queue is not empty). */
+Item pti_queue_pop (PtiEngine *e);
+/* Its time, without taking it. */
+double pti_queue_next_time (PtiEngine *e);
+static inline guint
+pti_queue_size (const PtiEngine *e)
+{
+  return e->queue.n;
+}
+/* Append every item, in no particular order. */
+void pti_queue_collect (const PtiEngine *e, GArray *into);
+/* Move every item @dt later; @now is the current time after the move. */
+void pti_queue_shift (PtiEngine *e, double dt, double now);
+void pti_queue_init (PtiEngine *e);
+void pti_queue_free (PtiEngine *e);
+
+static inline gboolean
+pti_item_less (const Item *a, const Item *b)
+{
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/* procs.c: windows, request slots, messages */
+Op *pti_proc_append_op (PtiEngine *e, Proc *p);
+static inline guint32
+pti_proc_window_len (const Proc *p)
+{
+  return p->tail - p->head;
+}
+static inline Op *
+pti_proc_op_at (const Proc *p, guint32 index)
+{
+  return &p->ops[index & p->mask];
+}
+/* Make sure the operation at @p's head is there: asks its source if the
+ * window is empty.  FALSE if it has none (starved or done) or on error. */
+gboolean pti_proc_fetch (PtiEngine *e, guint rank);
+/* Drop the operation at the head and its continuations. */
+void pti_proc_consume (PtiEngine *e, Proc *p);
+guint32 pti_req_alloc (Proc *p);
+void pti_req_release (Proc *p, guint32 slot);
+static inline guint32
+pti_req_handle (const Proc *p, guint32 slot)
+{
+  return slot | ((guint32) p->reqs[slot].gen << REQ_SLOT_BITS);
+}
+/* The slot a handle names if it is still the request it was (not released
+ * and reused since), else NO_SLOT. */
+static inline guint32
+pti_req_slot (const Proc *p, guint32 handle)
+{
+  guint32 slot = handle & REQ_SLOT_MASK;
+  if (slot >= p->n_reqs || p->reqs[slot].state == REQ_FREE
+      || p->reqs[slot].gen != (guint16) (handle >> REQ_SLOT_BITS))
+    return NO_SLOT;
+  return slot;
+}
+Msg *pti_msg_new (PtiEngine *e);
+void pti_msg_free (PtiEngine *e, Msg *m);
+/* The handles of the wait at @p's head: @i-th of its n. */
+guint32 pti_wait_handle (const Proc *p, guint i);
+
+/* protocol.c: matching, protocols, the process loop */
+void pti_proc_run (PtiEngine *e, guint rank);
+void pti_item_handle (PtiEngine *e, const Item *it);
+const PtiModelInstance *pti_route (const PtiEngine *e, guint a, guint b, guint32 *port_a,
+                                   guint32 *port_b);
+
+/* netglue.c: resource models and scheduled changes */
+void pti_nets_init (PtiEngine *e);
+void pti_nets_free (PtiEngine *e);
+guint8 pti_flow_net_of (const PtiEngine *e, const PtiModelInstance *model);
+void pti_flow_start (PtiEngine *e, Msg *m, Stage stage);
+void pti_net_reschedule (PtiEngine *e, FlowNet *f);
+gboolean pti_changes_due (const PtiEngine *e, double t);
+gboolean pti_changes_apply (PtiEngine *e, double t);
+double pti_changes_next_time (const PtiEngine *e);
+
+/* diagnose.c */
+void pti_report_deadlock (PtiEngine *e, GError **error);
+gboolean pti_report_unreceived (PtiEngine *e, GError **error);
+gboolean pti_check_requests_waited (PtiEngine *e, GError **error);
+const char *pti_op_kind_name (guint kind);
+
+/* trace-out.c: finished operations to the sink */
+void pti_out_compute (PtiEngine *e, guint rank, const Op *op, double start, double end);
+void pti_out_post (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start,
+                   double end);
+void pti_out_blocking (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start,
+                       double end, double wait);
+void pti_out_wait (PtiEngine *e, guint rank, const Op *op, double start, double end,
+                   double wait, const guint32 *slots, guint n_done);
+void pti_out_marker (PtiEngine *e, guint rank, const Op *op);
+/* The probe at @rank's head found message @m. */
+void pti_out_probe (PtiEngine *e, guint rank, const Op *op, const Msg *m, double start,
+                    double end, double wait);
+
+/* phases.c: phase markers and what ranks do inside */
+void pti_phase_on_marker (PtiEngine *e, guint rank, const Op *op);
+/* A repeated block begins or ends on @rank: phases must not straddle it. */
+void pti_phases_repeat_begin (PtiEngine *e, guint rank);
+gboolean pti_phases_repeat_end (PtiEngine *e, guint rank, GError **error);
+/* @rank has appended everything: every phase it began is ended. */
+gboolean pti_phases_check_complete (PtiEngine *e, guint rank, GError **error);
+void pti_phases_free (PtiEngine *e);
+/* For analytical repetition: every rank's phase figures as one flat array
+ * of doubles (so many per rank), and adding @times the difference of two. */
+guint pti_phases_width (const PtiEngine *e);
+void pti_phases_save (const PtiEngine *e, guint rank, double *out);
+void pti_phases_add (PtiEngine *e, guint rank, const double *before, guint before_width,
+                     const double *after, double times);
+void pti_phases_shift_open (PtiEngine *e, guint rank, guint64 serial_from, double dt,
+                            const double delta[5], double times);
+void pti_phases_digest (const PtiEngine *e, guint rank, PtiDigest *d);
+
+/* repeat.c */
+void pti_repeat_on_marker (PtiEngine *e, guint rank, Op *op);
+/* Between two queue items (nothing half done): take the state digest a
+ * repetition asked for and derive repetitions if it proves periodic. */
+static inline gboolean
+pti_repeat_pending (const PtiEngine *e)
+{
+  return G_UNLIKELY (e->repeat_snapshot_due);
+}
+void pti_repeat_at_safe_point (PtiEngine *e);
+/* @rank will append nothing more: no block left open, and as many blocks
+ * as the others. */
+gboolean pti_repeat_check_complete (PtiEngine *e, guint rank, GError **error);
+void pti_repeat_free (PtiEngine *e);
+
+G_END_DECLS

@@ -1,0 +1,104 @@
+/* Finished operations, as events, to the sink (the session writes them to
+ * the trace).  Called only when a sink is set, so an evaluation without a
+ * trace pays nothing here. */
+#include "core-private.h"
+
+/* The model a process's non-message events (waits) are shown with: its
+ * network's, or its node's if it has no network. */
+static const PtiModelInstance *
+comm_model (const Proc *p)
+{
+  return p->net ? p->net : p->intra;
+}
+
+static void
+fill_done (const Proc *p, guint32 slot, PtiEngineDone *d)
+{
+  const Req *rq = &p->reqs[slot];
+  *d = (PtiEngineDone) {
+    .request = rq->blocking ? 0 : rq->trace_id,
+    .msg = rq->msg_id, .peer = rq->actual_peer, .tag = rq->actual_tag, .bytes = rq->msg_bytes,
+    .recv = rq->is_recv, .blocking = rq->blocking, .rendezvous = rq->rendezvous,
+    .posted = rq->posted, .entered = rq->entered,
+    .arrived = rq->is_recv ? rq->arrived : NAN, .ready = rq->left,
+  };
+}
+
+void
+pti_out_compute (PtiEngine *e, guint rank, const Op *op, double start, double end)
+{
+  PtiEngineEvent ev = { .kind = PTI_OP_COMPUTE, .start = start, .end = end,
+                        .model = e->procs[rank].cpu, .rud = op->peer };
+  e->sink.event (e->sink.data, rank, &ev);
+}
+
+void
+pti_out_post (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start, double end)
+{
+  const Proc *p = &e->procs[rank];
+  const Req *rq = &p->reqs[slot];
+  guint32 pa, pb;
+  const PtiModelInstance *via = op->peer < e->n_procs ? pti_route (e, rank, op->peer, &pa, &pb)
+                                                      : NULL;
+  PtiEngineEvent ev = {
+    .kind = op->kind, .start = start, .end = end, .model = via ? via : comm_model (p),
+    .peer = op->peer, .tag = op->tag, .bytes = op->bytes, .request = rq->trace_id,
+    .msg = rq->is_recv ? G_MAXUINT64 : rq->msg_id,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}
+
+void
+pti_out_blocking (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start,
+                  double end, double wait)
+{
+  const Proc *p = &e->procs[rank];
+  PtiEngineDone d;
+  fill_done (p, slot, &d);
+  guint32 pa, pb;
+  guint32 peer = d.peer;
+  const PtiModelInstance *via = peer < e->n_procs ? pti_route (e, rank, peer, &pa, &pb) : NULL;
+  PtiEngineEvent ev = {
+    .kind = op->kind, .start = start, .end = end, .wait = wait,
+    .model = via ? via : comm_model (p), .peer = peer, .tag = d.tag, .bytes = op->bytes,
+    .msg = d.msg, .done = &d, .n_done = 1,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}
+
+void
+pti_out_wait (PtiEngine *e, guint rank, const Op *op, double start, double end, double wait,
+              const guint32 *slots, guint n_done)
+{
+  const Proc *p = &e->procs[rank];
+  PtiEngineDone *d = PTI_SCRATCH (e, scratch_done, scratch_done_cap, MAX (n_done, 1));
+  for (guint i = 0; i < n_done; i++)
+    fill_done (p, slots[i], &d[i]);
+  PtiEngineEvent ev = {
+    .kind = op->kind, .start = start, .end = end, .wait = wait, .model = comm_model (p),
+    .done = d, .n_done = n_done,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}
+
+void
+pti_out_probe (PtiEngine *e, guint rank, const Op *op, const Msg *m, double start, double end,
+               double wait)
+{
+  PtiEngineEvent ev = {
+    .kind = op->kind, .start = start, .end = end, .wait = wait, .model = m->model,
+    .peer = m->src, .tag = m->tag, .bytes = m->bytes, .msg = m->id,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}
+
+void
+pti_out_marker (PtiEngine *e, guint rank, const Op *op)
+{
+  const Proc *p = &e->procs[rank];
+  PtiEngineEvent ev = {
+    .kind = op->kind, .start = p->clock, .end = p->clock, .model = comm_model (p),
+    .coll = op->peer, .comm = op->comm, .root = (guint) op->tag, .bytes = op->bytes,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""The accuracy table of tests/bench/accuracy.sh (run that; it builds what
+this needs and passes the paths).
+
+For each case: the real program runs --runs times (mpirun -np RANKS), its
+own printed time (the largest over the ranks of a region that is exactly
+the workload's) is kept; ptieval predicts the same case on --system.  The
+table: program, size, working set per rank, ranks, measured median (s), how
+it was measured (wall time of undisturbed runs, or CPU time marked *, and
+how many of the runs were undisturbed), spread of the runs ((max - min) /
+median), predicted (s), error ((predicted - measured) / measured).  Then the median and the largest
+absolute error, overall and per program.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import resource
+import tempfile
+import time
+
+
+def human(b):
+    for unit, size in (('GiB', 1 << 30), ('MiB', 1 << 20), ('KiB', 1 << 10)):
+        if b >= size:
+            return '%.3g %s' % (b / size, unit)
+    return '%d B' % b
+
+
+def ptieval(args, system, workload, defines):
+    cmd = [os.path.join(args.build, 'cli', 'ptieval'), system, workload, '--json']
+    for k, v in defines.items():
+        cmd += ['-D', '%s=%s' % (k, v)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    # 4: a performance assertion of the workload failed (Sweep3D's
+    # efficiency with one k-block a sweep); the prediction stands.
+    if r.returncode not in (0, 4):
+        raise RuntimeError('ptieval failed: %s\n%s' % (' '.join(cmd), r.stderr))
+    return json.loads(r.stdout)['predicted_time_s']
+
+
+def mpirun(ranks, argv, cwd=None):
+    cmd = ['mpirun', '-np', str(ranks)] + argv
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if r.returncode != 0:
+        raise RuntimeError('%s failed (%d):\n%s%s' % (' '.join(cmd), r.returncode, r.stdout,
+                                                      r.stderr))
+    return r.stdout
+
+
+# ---- Sweep3D and CG: the real programs print their time -------------------
+
+def sweep3d_cases(quick):
+    cases = []
+    # Iterations: enough to be timed, few enough blocks (each a message with
+    # 2 ranks) that a run ends in seconds on a busy host.
+    iterations = {8: 12, 16: 6, 32: 2, 64: 1, 96: 1}
+    for n in ((8, 32, 64) if quick else (8, 16, 32, 64, 96)):
+        its = iterations[n]
+        mk = min(10, n)
+        for ranks in (1, 2):
+            params = {'npe_i': ranks, 'npe_j': 1, 'it': n, 'jt': n, 'kt': n, 'mk': mk,
+                      'mm': 6, 'mmi': 3, 'iterations': its}
+            # per rank: src, flux (4 moments each), pflux, sigt, qext, 3 faces
+            cases.append(('sweep3d', '%d^3, %d its' % (n, its), 14 * 8 * n ** 3, ranks, params))
+    return cases
+
+
+CG_CLASSES = {1: ('S', 1400, 7, 15), 2: ('W', 7000, 8, 15), 3: ('A', 14000, 11, 15),
+              4: ('B', 75000, 13, 75)}
+
+
+def cg_cases(quick):
+    cases = []
+    for cls in ((1, 3) if quick else (1, 2, 3, 4)):
+        name, na, nonzer, niter = CG_CLASSES[cls]
+        if cls == 4:
+            niter = 3          # class B's 75 outer iterations: 10 minutes here
+        for ranks in (1, 2):
+            nnz = na * nonzer * (nonzer + 1) / ranks
+            ws = nnz * 12 + 7 * 8 * (na + 2)
+            params = {'class': cls, 'niter': niter, 'procs': ranks}
+            cases.append(('cg', 'class %s, %d its' % (name, niter), ws, ranks, params))
+    return cases
+
+
+def run_program(args, prog, ranks, params):
+    """The measured time of a case: the median wall time of --runs runs in
+    which no rank lost more than 5% of the CPU to another process (the
+    programs print their ranks' CPU time against the wall time, busy); up to
+    2 --runs tries.  Without one such run (a host busier than its CPUs), the
+    median of the largest rank CPU time, marked: it leaves out the time the
+    ranks were off the CPU, not what the other processes did to the caches,
+    nor, with 2 ranks, a rank's polling while the other one was away."""
+    argv = [os.path.join(args.work, prog + '-real')]
+    argv += ['%s=%s' % (k, v) for k, v in params.items() if k != 'procs']
+    clean, cpu = [], []
+    for _ in range(2 * args.runs):
+        out = mpirun(ranks, argv)
+        fig = dict(re.findall(r'(\w+)=([0-9.eE+-]+)', out))
+        if 'time_s' not in fig:
+            raise RuntimeError('no time_s in: %s' % out)
+        cpu.append(float(fig['cpu_s']))
+        if float(fig['busy']) >= 0.95:
+            clean.append(float(fig['time_s']))
+            if len(clean) == args.runs:
+                break
+    if clean:
+        return clean, 'wall %d/%d' % (len(clean), len(cpu))
+    return cpu, 'cpu* 0/%d' % len(cpu)
+
+
+# ---- HPC Challenge: one hpcc run gives every test's figures ---------------
+
+HPCCINF = """HPLinpack benchmark input file
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+{n}          Ns
+1            # of NBs
+{nb}         NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+1            Ps
+{q}          Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                      		Number of additional problem sizes for PTRANS
+1200 10000 30000        	values of N
+0                       	number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64       	values of NB
+"""
+
+
+def hpcc_summary(text):
+    """The key=value lines between hpcc's summary markers."""
+    m = re.search(r'Begin of Summary section.*?\n(.*?)End of Summary section', text, re.S)
+    out = {}
+    for line in (m.group(1) if m else '').splitlines():
+        if '=' in line:
+            k, v = line.split('=', 1)
+            try:
+                out[k.strip()] = float(v)
+            except ValueError:
+                out[k.strip()] = v.strip()
+    return out
+
+
+def hpcc_cases(args):
+    """Run hpcc --runs times at each size on 1 and 2 ranks; return rows of
+    (test, size, ws, ranks, measured times, how, predicted)."""
+    rows = []
+    nb = 80
+    for n in ((1000,) if args.quick else (1000, 2000)):
+        for ranks in (1, 2):
+            # hpcc prints wall times only: a run counts as undisturbed when
+            # its processes' CPU time (they poll when they wait) is 95% of
+            # ranks x its wall time; up to 2 --runs tries, else all, marked.
+            clean, dirty = [], []
+            for _ in range(2 * args.runs):
+                with tempfile.TemporaryDirectory() as tmp:
+                    with open(os.path.join(tmp, 'hpccinf.txt'), 'w') as f:
+                        f.write(HPCCINF.format(n=n, nb=nb, q=ranks))
+                    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+                    mpirun(ranks, ['hpcc'], cwd=tmp)
+                    r1, t1 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+                    busy = (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime) / (
+                        ranks * (t1 - t0))
+                    with open(os.path.join(tmp, 'hpccoutf.txt'), encoding='utf-8',
+                              errors='replace') as f:
+                        (clean if busy >= 0.95 else dirty).append(hpcc_summary(f.read()))
+                if len(clean) == args.runs:
+                    break
+            figs = clean or dirty
+            how = 'wall %d/%d' % (len(clean), len(clean) + len(dirty)) if clean \
+                else 'wall* 0/%d' % len(dirty)
+            ex = os.path.join(args.root, 'wsl', 'examples')
+            s = figs[0]
+            # STREAM triad, one process alone (Single) and all at once (Star):
+            # the time of one triad over the vector, 3 doubles an element.
+            vs = int(s['STREAM_VectorSize'])
+            key = 'SingleSTREAM_Triad' if ranks == 1 else 'StarSTREAM_Triad'
+            meas = [24.0 * vs / (f[key] * 1e9) for f in figs]
+            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-stream.xml'),
+                           {'n': vs, 'procs': ranks, 'ntimes': 1, 'kernels': 1})
+            rows.append(('hpcc-stream', 'triad, %d' % vs, 3 * 8 * vs, ranks, meas, how, pred))
+            # DGEMM: one n x n product, 2 n^3 flops (Single / Star)
+            dn = int(s['DGEMM_N'])
+            key = 'SingleDGEMM_Gflops' if ranks == 1 else 'StarDGEMM_Gflops'
+            meas = [2.0 * dn ** 3 / (f[key] * 1e9) for f in figs]
+            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-dgemm.xml'),
+                           {'n': dn, 'procs': ranks})
+            rows.append(('hpcc-dgemm', 'n %d' % dn, 3 * 8 * dn * dn, ranks, meas, how, pred))
+            # PTRANS: A = A^T + B over the P x Q grid
+            pn = int(s['PTRANS_n'])
+            meas = [f['PTRANS_time'] for f in figs]
+            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-ptrans.xml'),
+                           {'n': pn, 'nb': int(s['PTRANS_nb']), 'procs': ranks})
+            rows.append(('hpcc-ptrans', 'n %d' % pn, 2 * 8 * pn * pn // ranks, ranks, meas, how, pred))
+            # HPL: LU of n x n with partial pivoting, 1 x Q grid
+            hn = int(s['HPL_N'])
+            meas = [f['HPL_time'] for f in figs]
+            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-hpl.xml'),
+                           {'n': hn, 'nb': int(s['HPL_NB']), 'procs': ranks})
+            rows.append(('hpcc-hpl', 'n %d' % hn, 8 * hn * hn // ranks, ranks, meas, how, pred))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--root', required=True)
+    ap.add_argument('--build', required=True)
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--system', required=True)
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--only', default='sweep3d,cg,hpcc')
+    ap.add_argument('--quick', action='store_true')
+    args = ap.parse_args()
+    only = set(args.only.split(','))
+    ex = os.path.join(args.root, 'wsl', 'examples')
+
+    rows = []
+    cases = []
+    if 'sweep3d' in only:
+        cases += sweep3d_cases(args.quick)
+    if 'cg' in only:
+        cases += cg_cases(args.quick)
+    for prog, size, ws, ranks, params in cases:
+        times, how = run_program(args, prog, ranks, params)
+        pred = ptieval(args, args.system, os.path.join(ex, prog + '.xml'), params)
+        rows.append((prog, size, ws, ranks, times, how, pred))
+        print_row(rows[-1], flush=True)
+    if 'hpcc' in only:
+        for row in hpcc_cases(args):
+            rows.append(row)
+            print_row(row, flush=True)
+
+    print()
+    print('%-12s %-20s %10s %5s %12s %-11s %7s %12s %8s'
+          % ('program', 'size', 'ws/rank', 'ranks', 'measured s', 'how, runs', 'spread',
+             'predicted s', 'error'))
+    errors = {}
+    for row in rows:
+        print_row(row)
+        prog, _, _, _, times, _, pred = row
+        med = statistics.median(times)
+        errors.setdefault(prog, []).append((pred - med) / med)
+    allerr = [abs(e) for es in errors.values() for e in es]
+    print()
+    for prog, es in errors.items():
+        a = [abs(e) for e in es]
+        print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
+              % (prog, 100 * statistics.median(a), 100 * max(a), len(a)))
+    print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
+          % ('all', 100 * statistics.median(allerr), 100 * max(allerr), len(allerr)))
+
+
+def print_row(row, flush=False):
+    prog, size, ws, ranks, times, how, pred = row
+    med = statistics.median(times)
+    spread = (max(times) - min(times)) / med
+    line = '%-12s %-20s %10s %5d %12.5g %-11s %6.1f%% %12.5g %+7.1f%%' % (
+        prog, size, human(ws), ranks, med, how, 100 * spread, pred, 100 * (pred - med) / med)
+    if flush:
+        print('# ' + line, file=sys.stderr, flush=True)
+    else:
+        print(line)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmark: pti's predictions against real runs on this host (issue 13.4).
+#
+#   tests/bench/accuracy.sh [--system FILE] [--runs N] [--quick] [--only LIST] [BUILD_DIR]
+#
+# Runs real programs on this host, 1 and 2 ranks, at sizes from in-cache to
+# well past the last cache, each --runs times (default 5; 3 with --quick),
+# and predicts each with ptieval on a calibrated system of this host:
+#
+#   sweep3d  tests/accuracy/programs/sweep3d-real.c   wsl/examples/sweep3d.xml
+#   cg       tests/accuracy/programs/cg-real.c        wsl/examples/cg.xml
+#   hpcc     HPC Challenge (Debian's hpcc): STREAM triad, DGEMM, PTRANS, HPL,
+#            against the hand-made models wsl/examples/hpcc-*.xml
+#
+# The real programs are built here with `mpicc -O2`, the level the system's
+# operation costs must have been measured at (pticalibrate -O2, the default).
+# --system names the calibrated system; without it pticalibrate --quick
+# makes one in BUILD_DIR/accuracy/.  --only picks programs (comma-separated).
+#
+# Prints one table: program, size, working set per rank, ranks, measured
+# (median of the runs, seconds), spread ((max - min) / median), predicted,
+# error ((predicted - measured) / measured); then the median and the largest
+# absolute error.  Needs mpicc, mpirun and, for hpcc, the hpcc package.
+# BUILD_DIR defaults to build (configured and built if missing).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+system= runs= quick= only=sweep3d,cg,hpcc
+while [ $# -gt 0 ]; do
+  case $1 in
+    --system) system=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --only) only=$2; shift 2 ;;
+    -*) echo "accuracy.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+build=${1:-$root/build}
+[ -n "$runs" ] || runs=$([ -n "$quick" ] && echo 3 || echo 5)
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" "$root" >/dev/null
+fi
+meson compile -C "$build" >/dev/null
+for tool in mpicc mpirun; do
+  command -v $tool >/dev/null || { echo "accuracy.sh: $tool not found (Debian: libopenmpi-dev)" >&2; exit 1; }
+done
+work=$build/accuracy
+mkdir -p "$work"
+if [ -z "$system" ]; then
+  system=$work/host.xml
+  echo "# calibrating this host (pticalibrate --quick -O2) into $system" >&2
+  "$build/cli/pticalibrate" --quick --no-progress -O2 -o "$system"
+fi
+for p in sweep3d cg; do
+  mpicc -O2 -o "$work/$p-real" "$root/tests/accuracy/programs/$p-real.c" -lm
+done
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+exec python3 "$root/tests/bench/accuracy.py" --root "$root" --build "$build" --work "$work" \
+  --system "$system" --runs "$runs" --only "$only" ${quick:+--quick}

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Benchmark: issue 11's targets for the engine, each printed with the
+# figure it is held to.
+#
+#   tests/bench/engine.sh [OPTIONS] [BUILD_DIR]
+#
+#   --runs N       whole-process runs per timing, the median kept (default 5)
+#   --huge         also the bare wavefront on 65,536 and 1,048,576 ranks
+#                  (minutes, and gigabytes for the latter)
+#   --callgrind    also instructions per event (valgrind), front end
+#                  (reading the workload, pricing, expanding collectives) and
+#                  evaluation apart
+#
+# 1. The paper's case (Sweep3D, 16 ranks, 12 iterations, configs/pc_cluster.xml
+#    with net-contention), whole process, against SimGrid 3.32's S4U peer
+#    (peers/sweep3d-s4u.cpp, built here with g++ and Debian's libsimgrid-dev)
+#    in the same run: events per second and their ratio (target >= 15x).
+# 2. Sweep3D weak-scaled (50 x 50 x 200 cells per rank) on 4,096 ranks,
+#    default options, 1 and 12 iterations: peak memory (target <= 64 MB,
+#    12 iterations within 10% of 1) and events/s (target >= 5 M).
+# 3. (--huge) The bare wavefront (-D setup=0) on 256 x 256 = 65,536 ranks
+#    (target <= 1 GB) and 1024 x 1024 = 1,048,576 ranks, 1 iteration.
+#
+# Systems for 4,096 ranks and more: configs/pc_cluster.xml grown to as many
+# nodes, its network priced by net-simple (as tests/bench/scale.sh).
+# BUILD_DIR defaults to build-bench, configured here with --buildtype=release.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+runs=5
+huge=0
+callgrind=0
+build=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=${2:?--runs needs a number}; shift ;;
+    --huge) huge=1 ;;
+    --callgrind) callgrind=1 ;;
+    -h|--help) sed -n '2,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "engine.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) build=$1 ;;
+  esac
+  shift
+done
+build=${build:-$root/build-bench}
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" "$root" --buildtype=release >/dev/null
+fi
+meson compile -C "$build" ptieval sweep3d >/dev/null
+ptieval=$build/cli/ptieval
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# whole RUNS CMD...: run it RUNS times, print "median_wall_s peak_rss_kib"
+# (exit 4, a performance assertion of the workload failing, is a result).
+whole() {
+  local runs=$1; shift
+  for i in $(seq "$runs"); do
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" \
+      || [ $? -eq 4 ] || { echo "failed: $*: $(tail -n 1 "$tmp/err")" >&2; exit 1; }
+    tail -n 1 "$tmp/time"   # after "Command exited with non-zero status 4"
+  done | sort -n | awk '{ w[NR] = $1; m[NR] = $2 } END { print w[int((NR + 1) / 2)], m[int((NR + 1) / 2)] }'
+}
+
+system_for() {  # system_for N: pc_cluster.xml with N nodes, net-simple only
+  local n=$1 f="$tmp/pc_cluster_$1.xml"
+  python3 - "$root/configs/pc_cluster.xml" "$n" "$f" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+src, n, out = sys.argv[1], sys.argv[2], sys.argv[3]
+tree = ET.parse(src)
+system = tree.getroot()
+system.set("name", f"pc_cluster_{n}")
+for computer in system.iter("computer"):
+    computer.set("count", n)
+for network in system.iter("network"):
+    network.attrib.pop("model", None)
+    for model in [m for m in network if m.tag != "net_simple"]:
+        network.remove(model)
+for connect in system.iter("connect"):
+    connect.set("nodes", f"1-{n}")
+    connect.set("ports", f"1-{n}")
+tree.write(out, encoding="UTF-8", xml_declaration=True)
+PY
+  echo "$f"
+}
+
+events_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$1"; }
+
+echo "pti engine benchmark: $(nproc) cores, $(uname -m), load $(cut -d' ' -f1 /proc/loadavg), median of $runs runs"
+echo
+
+# 1. The paper's case against SimGrid.
+echo "1. Sweep3D, the paper's case (16 ranks, 12 iterations, net-contention), whole process"
+"$ptieval" --json "$root/configs/pc_cluster.xml" "$root/wsl/examples/sweep3d.xml" >"$tmp/paper.json" || [ $? -eq 4 ]
+events=$(events_of "$tmp/paper.json")
+read -r w_file m_file < <(whole "$runs" "$ptieval" "$root/configs/pc_cluster.xml" "$root/wsl/examples/sweep3d.xml")
+read -r w_prog m_prog < <(whole "$runs" "$build/wsl/examples/sweep3d" "$root/configs/pc_cluster.xml")
+printf '  %-34s %9s events %8.3f s %7.2f M events/s %7.1f MiB\n' "ptieval sweep3d.xml" "$events" "$w_file" \
+  "$(echo "$events / $w_file / 1000000" | bc -l)" "$(echo "$m_file / 1024" | bc -l)"
+printf '  %-34s %9s events %8.3f s %7.2f M events/s %7.1f MiB\n' "sweep3d (C rank program)" "$events" "$w_prog" \
+  "$(echo "$events / $w_prog / 1000000" | bc -l)" "$(echo "$m_prog / 1024" | bc -l)"
+if command -v g++ >/dev/null && pkg-config --exists simgrid; then
+  g++ -O2 -o "$tmp/sweep3d-s4u" "$root/tests/bench/peers/sweep3d-s4u.cpp" $(pkg-config --cflags --libs simgrid)
+  sg_events=$("$tmp/sweep3d-s4u" "$root/tests/bench/peers/cluster16.xml" 2>/dev/null | sed -n 's/.*, \([0-9]*\) events/\1/p')
+  read -r w_sg m_sg < <(whole "$runs" "$tmp/sweep3d-s4u" "$root/tests/bench/peers/cluster16.xml")
+  printf '  %-34s %9s events %8.3f s %7.2f M events/s %7.1f MiB\n' "SimGrid 3.32 S4U peer" "$sg_events" "$w_sg" \
+    "$(echo "$sg_events / $w_sg / 1000000" | bc -l)" "$(echo "$m_sg / 1024" | bc -l)"
+  printf '  events/s, pti over SimGrid: workload file %.1fx, C program %.1fx (target 15x)\n' \
+    "$(echo "($events / $w_file) / ($sg_events / $w_sg)" | bc -l)" \
+    "$(echo "($events / $w_prog) / ($sg_events / $w_sg)" | bc -l)"
+else
+  echo "  SimGrid peer skipped: g++ or libsimgrid-dev (pkg-config simgrid) missing"
+fi
+echo
+
+# 2. Weak-scaled Sweep3D on 4,096 ranks.
+echo "2. Sweep3D weak-scaled, 50 x 50 x 200 cells per rank, 4,096 ranks (64 x 64), default options"
+sys4096=$(system_for 4096)
+for its in 1 12; do
+  "$ptieval" --json -D npe_i=64 -D npe_j=64 -D iterations=$its "$sys4096" "$root/wsl/examples/sweep3d.xml" >"$tmp/w.json" \
+    || [ $? -eq 4 ]
+  ev=$(events_of "$tmp/w.json")
+  read -r w m < <(whole 1 "$ptieval" -D npe_i=64 -D npe_j=64 -D iterations=$its "$sys4096" "$root/wsl/examples/sweep3d.xml")
+  printf '  %2d iteration%-2s %12s events %8.2f s %7.2f M events/s  peak %7.1f MiB (target 64)\n' \
+    "$its" "$( [ "$its" = 1 ] && echo "" || echo s)" "$ev" "$w" "$(echo "$ev / $w / 1000000" | bc -l)" \
+    "$(echo "$m / 1024" | bc -l)"
+done
+echo
+
+# 3. The bare wavefront on 65,536 and 1,048,576 ranks.
+if [ "$huge" = 1 ]; then
+  echo "3. The bare wavefront (-D setup=0), 50 x 50 x 200 cells per rank, 1 iteration"
+  for g in 256 1024; do
+    n=$((g * g))
+    sys=$(system_for $n)
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "$ptieval" --json -D npe_i=$g -D npe_j=$g -D iterations=1 \
+      -D setup=0 "$sys" "$root/wsl/examples/sweep3d.xml" >"$tmp/h.json" || [ $? -eq 4 ]
+    read -r w m < <(tail -n 1 "$tmp/time")
+    ev=$(events_of "$tmp/h.json")
+    printf '  %4d x %-4d %9d ranks %14s events %9.1f s %7.2f M events/s  peak %8.1f MiB  %6.2f KiB/rank\n' \
+      "$g" "$g" "$n" "$ev" "$w" "$(echo "$ev / $w / 1000000" | bc -l)" "$(echo "$m / 1024" | bc -l)" \
+      "$(echo "$m / $n" | bc -l)"
+  done
+  echo
+fi
+
+# 4. Instructions per event.
+if [ "$callgrind" = 1 ] && command -v valgrind >/dev/null; then
+  echo "4. Instructions per event (callgrind), the paper's case"
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$ptieval" "$root/configs/pc_cluster.xml" \
+    "$root/wsl/examples/sweep3d.xml" >/dev/null 2>"$tmp/cg.err"
+  python3 - "$tmp/cg.out" "$events" <<'PY'
+import re, subprocess, sys
+out = subprocess.run(['callgrind_annotate', '--inclusive=yes', sys.argv[1]], capture_output=True,
+                     text=True).stdout
+events = int(sys.argv[2])
+def cost(pattern):
+    best = 0
+    for line in out.splitlines():
+        m = re.match(r'\s*([\d,]+) .*?[:\s]' + pattern + r'[\s\[]', line)
+        if m:
+            best = max(best, int(m.group(1).replace(',', '')))
+    return best
+total = cost('PROGRAM TOTALS') or int(re.search(r'([\d,]+) \(100', out).group(1).replace(',', ''))
+front = cost('pull_rank')
+setup = cost('pti_session_new') + cost('pti_workload_file_build')
+print(f"  total {total:,} instructions: {total / events:,.0f} per event")
+print(f"  front end (workload source: statements, pricing, collectives): {front / events:,.0f} per event")
+print(f"  evaluation (engine and models): {(total - front - setup) / events:,.0f} per event")
+print(f"  set-up (system, schemas, workload file): {setup:,}")
+PY
+fi

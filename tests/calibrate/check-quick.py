@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""`pticalibrate --quick` writes files that validate, load in pti and mean
+what they say (suite calibrate).
+
+usage: check-quick.py PTICALIBRATE PTIEVAL SOURCE_ROOT
+
+One quick calibration of this host (about half a minute; its figures are
+not checked, only what was written), then, as TAP:
+
+  * it finishes with status 0 within the minute --quick promises (a loaded
+    CI host gets twice that);
+  * the system file follows schemas/hmc.xsd and its model elements their
+    models' schemas, with xmllint; the memory profile follows
+    models/cpu-mem/cpu-mem.xsd;
+  * every cpu-clc operation code has a cost, a non-negative decimal, and
+    every number of the files has a comment before it saying how it was
+    measured;
+  * pti loads it and uses its numbers: a loop of n multiply-adds predicts
+    exactly n (LFOR + CMLL + INLL + MFDL + AFDL), and an 8-byte message
+    between the node's two CPUs exactly o_s + L + 8/B + o_r, read back from
+    the file (closed forms, tests/calibrate/data);
+  * the memory profile covers 4 KiB to 64 MiB for unit, strided and random
+    access, its points in increasing order.
+
+Without mpicc the MPI part is skipped by pticalibrate; the checks that need
+it are then skipped here, saying so.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+results = []
+
+
+def check(name, ok, detail=''):
+    results.append((name, bool(ok), detail))
+
+
+def skip(name, why):
+    results.append((name, None, why))
+
+
+def xmllint(schema, doc):
+    r = subprocess.run(['xmllint', '--noout', '--schema', schema, doc], capture_output=True,
+                       text=True)
+    return r.returncode == 0, r.stderr.strip()[-400:]
+
+
+def element_file(root, tag, path):
+    el = root.find('.//' + tag)
+    if el is None:
+        return False
+    ET.ElementTree(el).write(path, encoding='unicode')
+    return True
+
+
+def preceded_by_comments(text, tags):
+    """Every element of @tags in @text comes right after a comment."""
+    missing = []
+    for m in re.finditer(r'<(%s)\b' % '|'.join(tags), text):
+        before = text[:m.start()].rstrip()
+        if not before.endswith('-->'):
+            missing.append(m.group(1))
+    return missing
+
+
+def predicted(ptieval, system, workload, *defines):
+    args = [ptieval, system, workload, '--json']
+    for d in defines:
+        args += ['-D', d]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    m = re.search(r'"predicted_time_s": ([0-9.eE+-]+)', r.stdout)
+    return float(m.group(1)), ''
+
+
+def seconds(el):
+    unit = el.get('unit')
+    scale = {'s': 1, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9, 'ps': 1e-12}[unit]
+    return float(el.text) * scale
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    cal, ptieval, src = sys.argv[1:4]
+    schemas = os.path.join(src, 'schemas')
+    models = os.path.join(src, 'models')
+    with tempfile.TemporaryDirectory() as tmp:
+        system = os.path.join(tmp, 'host.xml')
+        profile = os.path.join(tmp, 'host.memory.xml')
+        t0 = time.monotonic()
+        r = subprocess.run([cal, '--quick', '-o', system], capture_output=True, text=True)
+        took = time.monotonic() - t0
+        check('pticalibrate --quick exits 0 (took %.0f s)' % took, r.returncode == 0,
+              r.stderr[-2000:])
+        if r.returncode != 0:
+            return report()
+        check('--quick finishes within 120 s (a minute, twice for a loaded host)', took < 120)
+        mpi = 'skipped the MPI' not in r.stderr
+        check('both files are there', os.path.exists(system) and os.path.exists(profile))
+        print('# ' + '\n# '.join(r.stderr.strip().splitlines()[-4:]))
+
+        ok, err = xmllint(os.path.join(schemas, 'hmc.xsd'), system)
+        check('the system file follows hmc.xsd (xmllint)', ok, err)
+        text = open(system, encoding='utf-8').read()
+        root = ET.fromstring(text)
+        el = os.path.join(tmp, 'el.xml')
+        ok = element_file(root, 'cpu_clc', el)
+        ok2, err = xmllint(os.path.join(models, 'cpu-clc', 'cpu-clc.xsd'), el) if ok else (0, '')
+        check('<cpu_clc> follows cpu-clc.xsd (xmllint)', ok and ok2, err)
+        if mpi:
+            ok = element_file(root, 'net_simple', el)
+            ok2, err = xmllint(os.path.join(models, 'net-simple', 'net-simple.xsd'), el) \
+                if ok else (0, 'no <net_simple>')
+            check('<net_simple> follows net-simple.xsd (xmllint)', ok and ok2, err)
+        else:
+            skip('<net_simple> follows net-simple.xsd', 'no MPI on this host')
+        ok, err = xmllint(os.path.join(models, 'cpu-mem', 'cpu-mem.xsd'), profile)
+        check('the memory profile follows cpu-mem.xsd (xmllint)', ok, err)
+
+        codes = subprocess.run([sys.executable, os.path.join(src, 'calibrate', 'gen-clc-bench.py'),
+                                '--list', os.path.join(models, 'cpu-clc', 'cpu-clc.c')],
+                               capture_output=True, text=True, check=True).stdout
+        codes = [line.split('\t')[0] for line in codes.splitlines()]
+        clc = root.find('.//cpu_clc')
+        got = [c.tag for c in clc]
+        bad = [c.tag for c in clc if not re.fullmatch(r'[0-9]+(\.[0-9]+)?', c.text or '')]
+        check('every cpu-clc code (%d) has one cost' % len(codes),
+              sorted(got) == sorted(codes), 'missing %s, extra %s'
+              % (sorted(set(codes) - set(got)), sorted(set(got) - set(codes))))
+        check('every cost is a non-negative decimal', not bad, 'not: %s' % bad)
+        missing = preceded_by_comments(text, codes + ['latency', 'bandwidth', 'send_overhead',
+                                                      'recv_overhead', 'eager_limit'])
+        check('every figure of the system file has a comment before it', not missing,
+              'no comment before %s' % missing[:10])
+        ptext = open(profile, encoding='utf-8').read()
+        missing = preceded_by_comments(ptext, ['point'])
+        check('every point of the memory profile has a comment before it', not missing,
+              '%d points without' % len(missing))
+        check('the system file names no source or build directory',
+              src not in text and os.path.dirname(os.path.abspath(cal)) not in text)
+
+        cost = {c.tag: float(c.text) * 1e-9 for c in clc}
+        n = 1000000
+        want = n * (cost['LFOR'] + cost['CMLL'] + cost['INLL'] + cost['MFDL'] + cost['AFDL'])
+        got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
+                                                           'compute.xml'), 'n=%d' % n)
+        check('pti prices n multiply-adds at n (LFOR + CMLL + INLL + MFDL + AFDL) of the file',
+              got is not None and abs(got - want) <= 1e-9 * want,
+              'predicted %s, closed form %s %s' % (got, want, err))
+        if mpi:
+            ns = root.find('.//net_simple')
+            L, B = seconds(ns.find('latency')), float(ns.find('bandwidth').text) * 1e6
+            os_, or_ = seconds(ns.find('send_overhead')), seconds(ns.find('recv_overhead'))
+            eager = int(ns.find('eager_limit').text)
+            want = os_ + L + 8 / B + or_ if 8 <= eager else os_ + 3 * L + 8 / B + or_
+            got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
+                                                               'message.xml'))
+            check('pti prices an 8-byte message between the two CPUs at o_s + L + 8/B + o_r',
+                  got is not None and abs(got - want) <= 1e-6 * want,
+                  'predicted %s, closed form %s %s' % (got, want, err))
+        else:
+            skip('an 8-byte message between the two CPUs', 'no MPI on this host')
+
+        proot = ET.parse(profile).getroot()
+        prof = proot.find('profile')
+        names = []
+        ordered = True
+        span = True
+        for pat in prof.findall('pattern'):
+            names.append(pat.get('name'))
+            b = [int(p.get('bytes')) for p in pat.findall('point')]
+            ordered = ordered and b == sorted(b) and len(set(b)) == len(b)
+            span = span and b[0] <= 65536 and b[-1] >= 64 << 20
+        check('the profile has unit, strided and random patterns',
+              {'unit', 'strided', 'random'} <= set(names), names)
+        check('each pattern goes by increasing working set, to 64 MiB', ordered and span)
+    return report()
+
+
+def report():
+    print('1..%d' % len(results))
+    failed = 0
+    for i, (name, ok, detail) in enumerate(results, 1):
+        if ok is None:
+            print('ok %d - %s # SKIP %s' % (i, name, detail))
+        elif ok:
+            print('ok %d - %s' % (i, name))
+        else:
+            failed += 1
+            print('not ok %d - %s' % (i, name))
+            for line in str(detail).splitlines():
+                print('#   ' + line)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,210 @@
+/* Replaying traces: notes of what is not replayed, the format of ptieval's
+ * workload argument recognised by content, and the push loop that drives a
+ * per-rank source (replay.h). */
+#include "replay.h"
+#include "coll-private.h"
+
+#include "xml.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- notes ------------------------------------------------------------------- */
+
+typedef struct {
+  char *what;
+  char *why;
+  guint64 count;
+} Note;
+
+struct _PtiReplayNotes {
+  GArray *notes;           /* Note, in the order first met */
+  GHashTable *index;       /* what -> position + 1 */
+};
+
+static void
+note_clear (gpointer data)
+{
+  Note *n = data;
+  g_free (n->what);
+  g_free (n->why);
+}
+
+PtiReplayNotes *
+pti_replay_notes_new (void)
+{
+  PtiReplayNotes *notes = g_new0 (PtiReplayNotes, 1);
+  notes->notes = g_array_new (FALSE, TRUE, sizeof (Note));
+  g_array_set_clear_func (notes->notes, note_clear);
+  notes->index = g_hash_table_new (g_str_hash, g_str_equal);
+  return notes;
+}
+
+void
+pti_replay_notes_free (PtiReplayNotes *notes)
+{
+  if (notes == NULL)
+    return;
+  g_hash_table_unref (notes->index);
+  g_array_unref (notes->notes);
+  g_free (notes);
+}
+
+void
+pti_replay_notes_add (PtiReplayNotes *notes, const char *what, const char *why, guint64 count)
+{
+  if (notes == NULL)
+    return;
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (notes->index, what));
+  if (at == 0) {
+    Note n = { g_strdup (what), g_strdup (why), 0 };
+    g_array_append_val (notes->notes, n);
+    at = notes->notes->len;
+    /* the key is the note's own copy, which lives as long as the table */
+    g_hash_table_insert (notes->index, g_array_index (notes->notes, Note, at - 1).what,
+                         GUINT_TO_POINTER (at));
+  }
+  g_array_index (notes->notes, Note, at - 1).count += count;
+}
+
+guint
+pti_replay_notes_len (const PtiReplayNotes *notes)
+{
+  return notes ? notes->notes->len : 0;
+}
+
+void
+pti_replay_notes_get (const PtiReplayNotes *notes, guint i, const char **what, const char **why,
+                      guint64 *count)
+{
+  const Note *n = &g_array_index (notes->notes, Note, i);
+  *what = n->what;
+  *why = n->why;
+  *count = n->count;
+}
+
+/* ---- what a file is ------------------------------------------------------------ */
+
+const char *
+pti_source_format_name (PtiSourceFormat format)
+{
+  switch (format) {
+  case PTI_SOURCE_WORKLOAD_XML: return "workload file";
+  case PTI_SOURCE_TI_INDEX: return "SimGrid time-independent trace (index)";
+  case PTI_SOURCE_TI_ACTIONS: return "SimGrid time-independent trace";
+  case PTI_SOURCE_DIMEMAS: return "Dimemas trace";
+  case PTI_SOURCE_CAPTURE: return "pti capture";
+  case PTI_SOURCE_UNKNOWN:
+  default: return "unknown";
+  }
+}
+
+/* A whole number, optionally signed: a TI rank. */
+static gboolean
+is_integer (const char *s, gsize len)
+{
+  gsize i = (len > 0 && s[0] == '-') ? 1 : 0;
+  if (i == len)
+    return FALSE;
+  for (; i < len; i++)
+    if (!g_ascii_isdigit (s[i]))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error)
+{
+  *format = PTI_SOURCE_UNKNOWN;
+  struct stat st;
+  int fd = pti_file_open_regular (path, &st, error);
+  if (fd < 0) {
+    if (error != NULL && *error != NULL)
+      (*error)->code = PTI_ERROR_INVALID;   /* a workload that cannot be read: bad input */
+    return FALSE;
+  }
+  FILE *fp = fdopen (fd, "rb");
+  if (fp == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "%s: cannot read: %s", path, g_strerror (errno));
+    close (fd);
+    return FALSE;
+  }
+  char buf[4096];
+  gsize n = fread (buf, 1, sizeof buf - 1, fp);
+  fclose (fp);
+  buf[n] = '\0';
+  if (memchr (buf, '\0', n) != NULL)
+    return TRUE;   /* binary: nothing pti reads */
+  const char *p = buf;
+  if (n >= 3 && (guchar) p[0] == 0xef && (guchar) p[1] == 0xbb && (guchar) p[2] == 0xbf)
+    p += 3;
+  while (*p && g_ascii_isspace (*p))
+    p++;
+  if (g_str_has_prefix (p, "#DIMEMAS")) {
+    *format = PTI_SOURCE_DIMEMAS;
+    return TRUE;
+  }
+  if (*p == '<') {
+    *format = PTI_SOURCE_WORKLOAD_XML;
+    return TRUE;
+  }
+  /* TI: the first line that is neither empty nor a comment */
+  while (*p) {
+    const char *end = strchr (p, '\n');
+    gsize len = end ? (gsize) (end - p) : strlen (p);
+    const char *q = p;
+    while (q < p + len && (*q == ' ' || *q == '\t' || *q == '\r'))
+      q++;
+    if (q == p + len || *q == '#') {
+      p = end ? end + 1 : p + len;
+      continue;
+    }
+    /* "RANK ACTION ...": an action file; otherwise a file name: an index */
+    const char *t = q;
+    while (t < p + len && *t != ' ' && *t != '\t')
+      t++;
+    const char *a = t;
+    while (a < p + len && (*a == ' ' || *a == '\t'))
+      a++;
+    if (is_integer (q, t - q) && a < p + len && g_ascii_isalpha (*a))
+      *format = PTI_SOURCE_TI_ACTIONS;
+    else if (end != NULL || len < sizeof buf - 1)
+      *format = PTI_SOURCE_TI_INDEX;
+    return TRUE;
+  }
+  return TRUE;
+}
+
+/* ---- ptieval's workload argument --------------------------------------------------- */
+
+gboolean
+pti_workload_build (PtiContext *ctx, const char *path, PtiReplayNotes *notes,
+                    PtiSourceFormat *format_out, GError **error)
+{
+  PtiSourceFormat format;
+  if (!pti_source_sniff (path, &format, error))
+    return FALSE;
+  if (format_out != NULL)
+    *format_out = format;
+  switch (format) {
+  case PTI_SOURCE_WORKLOAD_XML:
+    return pti_workload_file_build (ctx, path, error);
+  case PTI_SOURCE_TI_INDEX:
+  case PTI_SOURCE_TI_ACTIONS:
+    return pti_replay_ti (ctx, path, format == PTI_SOURCE_TI_INDEX, notes, error);
+  case PTI_SOURCE_DIMEMAS:
+    return pti_replay_dimemas (ctx, path, notes, error);
+  case PTI_SOURCE_CAPTURE:
+  case PTI_SOURCE_UNKNOWN:
+  default:
+    break;
+  }
+  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+               "%s is not a workload pti reads: not a workload file (XML), a SimGrid "
+               "time-independent trace (an index of action files, or an action file whose lines "
+               "are \"RANK ACTION ...\") nor a Dimemas trace (\"#DIMEMAS:...\")", path);
+  return FALSE;
+}
