@@ -309,7 +309,7 @@ pti_sweep_evaluate (const Sweep *sw, guint64 index)
   }
   double figures[G_N_ELEMENTS (figure_columns)] = {
     t, (double) pti_result_events (ctx), n, sum[0] / n, max[0], sum[1] / n, max[1], sum[2] / n,
-    max[2], t > 0 ? sum[0] / (n * t) : NAN,
+    max[2], pti_result_efficiency (ctx),
   };
   for (guint i = 0; i < G_N_ELEMENTS (figures); i++) {
     g_free (f[sw->col_time + i]);

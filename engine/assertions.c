@@ -289,6 +289,14 @@ pti_phase_totals (const PtiEngine *e, guint phase, PtiPhaseTotals *out)
   };
 }
 
+double
+pti_efficiency (const PtiEngine *e, guint phase)
+{
+  double t = phase == WHOLE_RUN ? pti_engine_predicted_time (e) : aggregate (e, phase, F_TIME, AGG_MAX);
+  guint n = phase == WHOLE_RUN ? pti_engine_n_procs (e) : ranks_in (e, phase);
+  return t > 0 && n > 0 ? aggregate (e, phase, F_COMPUTE, AGG_SUM) / (n * t) : NAN;
+}
+
 /* The metrics of the whole run. */
 static gboolean
 run_metric (const PtiEngine *e, const char *name, gboolean *matched, double *value,
@@ -304,7 +312,7 @@ run_metric (const PtiEngine *e, const char *name, gboolean *matched, double *val
   else if (strcmp (name, "events") == 0)
     *value = (double) pti_engine_n_events (e);
   else if (strcmp (name, "efficiency") == 0)
-    *value = t > 0 ? aggregate (e, WHOLE_RUN, F_COMPUTE, AGG_SUM) / (n * t) : 0;
+    *value = pti_efficiency (e, WHOLE_RUN);
   else if (strcmp (name, "messages") == 0)
     *value = aggregate (e, WHOLE_RUN, F_MESSAGES, AGG_SUM);
   else if (strcmp (name, "bytes") == 0)
@@ -336,11 +344,8 @@ phase_metric (const PtiEngine *e, guint phase, const char *text, gboolean *match
     *value = aggregate (e, phase, F_ENTRIES, AGG_MAX);
   else if (strcmp (text, "ranks") == 0)
     *value = ranks_in (e, phase);
-  else if (strcmp (text, "efficiency") == 0) {
-    double t = aggregate (e, phase, F_TIME, AGG_MAX);
-    guint n = ranks_in (e, phase);
-    *value = t > 0 && n > 0 ? aggregate (e, phase, F_COMPUTE, AGG_SUM) / (n * t) : 0;
-  }
+  else if (strcmp (text, "efficiency") == 0)
+    *value = pti_efficiency (e, phase);
   else
     return field_aggregate (e, phase, text, matched, value, error);
   return TRUE;

@@ -55,6 +55,12 @@ typedef struct {
 } PtiPhaseTotals;
 void pti_phase_totals (const PtiEngine *engine, guint phase, PtiPhaseTotals *out);
 
+/* Parallel efficiency, the one definition every output uses: the compute
+ * time of all ranks over ranks x predicted time, of the whole run
+ * (@phase G_MAXUINT) or of one phase (its ranks, its longest time).  NaN
+ * when no time passed: 0/0 says nothing, and an assertion on it fails. */
+double pti_efficiency (const PtiEngine *engine, guint phase);
+
 PtiAssertions *pti_assertions_new (void);
 void pti_assertions_free (PtiAssertions *set);
 

@@ -977,6 +977,12 @@ pti_session_predicted_time (const PtiSession *s)
   return s->engine && s->evaluated ? pti_engine_predicted_time (s->engine) : NAN;
 }
 
+double
+pti_session_efficiency (const PtiSession *s)
+{
+  return s->engine && s->evaluated ? pti_efficiency (s->engine, G_MAXUINT) : NAN;
+}
+
 guint64
 pti_session_n_events (const PtiSession *s)
 {

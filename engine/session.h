@@ -146,6 +146,7 @@ const PtiAssertions *pti_session_assertions (const PtiSession *s);
 /* ---- results ---------------------------------------------------------------- */
 
 double pti_session_predicted_time (const PtiSession *s);
+double pti_session_efficiency (const PtiSession *s);
 /* Events evaluated (after the evaluation), appended so far (before). */
 guint64 pti_session_n_events (const PtiSession *s);
 gboolean pti_session_process_result (const PtiSession *s, guint rank,

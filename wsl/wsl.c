@@ -659,6 +659,12 @@ pti_result_time (const PtiContext *ctx)
   return pti_session_predicted_time (ctx->session);
 }
 
+double
+pti_result_efficiency (const PtiContext *ctx)
+{
+  return pti_session_efficiency (ctx->session);
+}
+
 guint64
 pti_result_events (const PtiContext *ctx)
 {

@@ -517,9 +517,12 @@ test_assertions (void)
   g_autofree char *path = data_file ("assertions.xml");
   g_assert_true (pti_workload_file_build (ctx, path, &error));
   g_assert_no_error (error);
+  g_assert_true (isnan (pti_result_efficiency (ctx)));   /* not evaluated yet */
   g_assert_true (pti_evaluate (ctx, &error));   /* a failed assertion is not an error */
   g_assert_no_error (error);
   assert_time (pti_result_time (ctx), 180 * US);
+  /* 2 ranks compute 60 us in all during 180 us: what the assertion reads */
+  g_assert_cmpfloat_with_epsilon (pti_result_efficiency (ctx), 60.0 / 360.0, 1e-12);
 
   g_assert_cmpuint (pti_result_n_phases (ctx), ==, 2);
   g_assert_cmpstr (pti_result_phase_name (ctx, 0), ==, "setup");
@@ -568,6 +571,22 @@ test_assertions (void)
   g_assert_cmpstr (traffic.value_names[3], ==, "size");   /* a parameter */
   g_assert_cmpfloat (traffic.values[3], ==, 1000);
   g_assert_false (pti_result_assertion (ctx, 5, &traffic));
+}
+
+/* No work, no time: efficiency is 0/0, NaN, and the assertion on it fails
+ * rather than reading a made-up 0 that `efficiency < 0.5` would pass. */
+static void
+test_assertions_zero_time (void)
+{
+  static const char *const none[] = { "n", "0", "rounds", "0", NULL };
+  g_autoptr (PtiContext) ctx = build_file ("assertions.xml", none);
+  g_assert_cmpfloat (pti_result_time (ctx), ==, 0);
+  g_assert_true (isnan (pti_result_efficiency (ctx)));
+  PtiAssertionResult a;
+  g_assert_true (pti_result_assertion (ctx, 2, &a));
+  g_assert_cmpstr (a.name, ==, "efficient");
+  g_assert_false (a.passed);
+  g_assert_true (isnan (a.values[0]));
 }
 
 /* A phase inside <repeat>, its repetitions derived, has the figures of the
@@ -721,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/placement", test_placement);
   g_test_add_func ("/workload/sweep3d-example", test_sweep3d_example);
   g_test_add_func ("/workload/assertions", test_assertions);
+  g_test_add_func ("/workload/assertions-zero-time", test_assertions_zero_time);
   g_test_add_func ("/workload/assertions-repeat", test_assertions_repeat);
   g_test_add_func ("/workload/error/assertions", test_assertions_errors);
   g_test_add_func ("/workload/error/phases", test_phase_errors);

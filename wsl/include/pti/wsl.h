@@ -975,6 +975,12 @@ PTI_API gboolean pti_repeat_end (PtiContext *ctx, guint rank, GError **error);
 /** pti_result_time: Returns: the predicted execution time in s (after pti_evaluate). */
 PTI_API double pti_result_time (const PtiContext *ctx);
 
+/** pti_result_efficiency: Returns: the parallel efficiency of the run, the
+ * compute time of all ranks over ranks x predicted time (what the assertion
+ * name `efficiency` reads); NaN before pti_evaluate or when the predicted
+ * time is 0. */
+PTI_API double pti_result_efficiency (const PtiContext *ctx);
+
 /** pti_result_events: Returns: the number of events evaluated. */
 PTI_API guint64 pti_result_events (const PtiContext *ctx);
 
