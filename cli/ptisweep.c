@@ -223,6 +223,10 @@ make_columns (Sweep *sw)
   sw->columns = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; k < sw->params->len; k++)
     g_ptr_array_add (sw->columns, g_strdup (((SweepParam *) sw->params->pdata[k])->name));
+  /* the workload in every row, as the system is: a table says what it
+   * predicted, and resuming it with another workload is refused */
+  sw->col_workload = sw->columns->len;
+  g_ptr_array_add (sw->columns, g_strdup ("workload"));
   sw->col_system = sw->columns->len;
   g_ptr_array_add (sw->columns, g_strdup ("system"));
   sw->col_time = sw->columns->len;
@@ -277,6 +281,7 @@ pti_sweep_evaluate (const Sweep *sw, guint64 index)
   pti_sweep_point (sw, index, &s, vi);
   for (guint k = 0; k < sw->params->len; k++)
     f[k] = g_strdup (((SweepParam *) sw->params->pdata[k])->texts[vi[k]]);
+  f[sw->col_workload] = g_strdup (sw->workload);
   f[sw->col_system] = g_strdup (sw->systems[s]);
   for (guint c = sw->col_system + 1; c < ncol; c++)
     f[c] = g_strdup ("");
@@ -354,11 +359,11 @@ json_string (GString *s, const char *v)
 }
 
 /* Columns holding numbers (JSON numbers, null when empty); the others are
- * strings (system, assertions, error). */
+ * strings (workload, system, assertions, error). */
 static gboolean
 numeric_column (const Sweep *sw, guint c)
 {
-  return c < sw->col_system || (c >= sw->col_time && c < sw->col_assert);
+  return c < sw->col_workload || (c >= sw->col_time && c < sw->col_assert);
 }
 
 static char *
@@ -590,6 +595,7 @@ journal_load (Sweep *sw, char ***rows, goffset *keep, GError **error)
       pti_sweep_point (sw, i, &s, vi);
       for (guint k = 0; k < sw->params->len; k++)
         f[k] = ((SweepParam *) sw->params->pdata[k])->texts[vi[k]];
+      f[sw->col_workload] = sw->workload;
       f[sw->col_system] = sw->systems[s];
       g_hash_table_insert (index, row_key (sw, f), GSIZE_TO_POINTER ((gsize) i + 1));
     }
@@ -636,8 +642,8 @@ journal_load (Sweep *sw, char ***rows, goffset *keep, GError **error)
         g_string_append_printf (desc, "%s%s=%s", c ? " " : "", (char *) sw->columns->pdata[c],
                                 fields[c]);
       g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                   "%s:%u: row %s is not a point of this sweep (its -D values or systems "
-                   "differ); give another -o or remove it", sw->output, lineno, desc->str);
+                   "%s:%u: row %s is not a point of this sweep (its -D values, workload or "
+                   "systems differ); give another -o or remove it", sw->output, lineno, desc->str);
       return FALSE;
     }
     if (rows[at - 1] != NULL) {
@@ -1138,8 +1144,9 @@ main (int argc, char **argv)
     "table of the predictions.");
   g_option_context_set_description (oc,
     "Rows: systems outermost, then the -D parameters in their order, the last varying fastest.\n"
-    "Columns: the parameters, system, predicted_time_s, events, processes, compute_mean_s,\n"
-    "compute_max_s, comm_mean_s, comm_max_s, wait_mean_s, wait_max_s (s, over the ranks),\n"
+    "Columns: the parameters, workload, system, predicted_time_s, events, processes,\n"
+    "compute_mean_s, compute_max_s, comm_mean_s, comm_max_s, wait_mean_s, wait_max_s (s, over\n"
+    "the ranks), "
     "efficiency (compute over processes x predicted time), assert:NAME (pass/fail), error.\n"
     "Under mpirun -np N the points are dealt over the ranks; rank 0 writes the table.\n\n"
     "Exit status: 0 ok, 2 usage error, 3 invalid input or a point that could not be evaluated\n"

@@ -23,7 +23,7 @@ typedef struct {
   gboolean json;
   guint64 n_points;
   GPtrArray *columns;   /* the table's column names */
-  guint col_system, col_time, col_assert, col_error;
+  guint col_workload, col_system, col_time, col_assert, col_error;
   char *header;         /* the table's first line */
 } Sweep;
 

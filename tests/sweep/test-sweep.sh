@@ -47,7 +47,7 @@ run "sweep of 36 points" 0 "36 points (36 evaluated" $AXES -o full.csv sys-a.xml
 # bandwidth bw (data/*.xml).  Rows: systems outermost, then p, n, bytes
 # (the last fastest); every figure checked.
 check=$(awk -F, '
-  NR == 1 { if ($0 != "p,n,bytes,system,predicted_time_s,events,processes,compute_mean_s,compute_max_s,comm_mean_s,comm_max_s,wait_mean_s,wait_max_s,efficiency,error") { print "header: " $0; bad = 1 } next }
+  NR == 1 { if ($0 != "p,n,bytes,workload,system,predicted_time_s,events,processes,compute_mean_s,compute_max_s,comm_mean_s,comm_max_s,wait_mean_s,wait_max_s,efficiency,error") { print "header: " $0; bad = 1 } next }
   function near(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-12 * (b < 0 ? -b : b) + 1e-18 }
   {
     i = NR - 2
@@ -59,12 +59,12 @@ check=$(awk -F, '
     c = s ? 1.5e-6 : 3e-6; o = s ? 8e-6 : 15e-6; bw = s ? 200e6 : 100e6
     t = nn / p * c + 2 * (o + b / bw)
     comp = nn / p * c
-    if ($1 != p || $2 != nn || $3 != b || $4 != sys) { print "row " NR ": point " $1 "," $2 "," $3 "," $4 ", expected " p "," nn "," b "," sys; bad = 1 }
-    if (!near($5, t)) { print "row " NR ": predicted " $5 ", closed form " t; bad = 1 }
-    if ($6 != p + 4 || $7 != p) { print "row " NR ": events " $6 " processes " $7; bad = 1 }
-    if (!near($8, comp) || !near($9, comp)) { print "row " NR ": compute " $8 " " $9 ", expected " comp; bad = 1 }
-    if (!near($14, comp / t)) { print "row " NR ": efficiency " $14 ", expected " comp / t; bad = 1 }
-    if ($15 != "") { print "row " NR ": error " $15; bad = 1 }
+    if ($1 != p || $2 != nn || $3 != b || $4 != "scaling.xml" || $5 != sys) { print "row " NR ": point " $1 "," $2 "," $3 "," $4 "," $5 ", expected " p "," nn "," b ",scaling.xml," sys; bad = 1 }
+    if (!near($6, t)) { print "row " NR ": predicted " $6 ", closed form " t; bad = 1 }
+    if ($7 != p + 4 || $8 != p) { print "row " NR ": events " $7 " processes " $8; bad = 1 }
+    if (!near($9, comp) || !near($10, comp)) { print "row " NR ": compute " $9 " " $10 ", expected " comp; bad = 1 }
+    if (!near($15, comp / t)) { print "row " NR ": efficiency " $15 ", expected " comp / t; bad = 1 }
+    if ($16 != "") { print "row " NR ": error " $16; bad = 1 }
     rows++
   }
   END { if (rows != 36) { print rows " rows, expected 36"; bad = 1 } if (!bad) print "OK" }' full.csv)
@@ -76,9 +76,9 @@ if cmp -s full.csv j2.csv; then ok "-j 1 and -j 2 byte-identical (CSV)"; else no
 run "JSON -j 1" 0 "" $AXES -o j1.json sys-a.xml sys-b.xml scaling.xml
 run "JSON -j 2" 0 "" -j 2 $AXES -o j2.json sys-a.xml sys-b.xml scaling.xml
 if cmp -s j1.json j2.json; then ok "-j 1 and -j 2 byte-identical (JSON)"; else not_ok "-j 1 and -j 2 byte-identical (JSON)"; fi
-if head -1 j1.json | grep -qF '{"workload": "scaling.xml", "columns": ["p", "n", "bytes", "system", "predicted_time_s"' \
+if head -1 j1.json | grep -qF '{"workload": "scaling.xml", "columns": ["p", "n", "bytes", "workload", "system", "predicted_time_s"' \
    && [ "$(tail -1 j1.json)" = "]}" ] && [ "$(grep -c '^{"p": ' j1.json)" -eq 36 ] \
-   && grep -qF '{"p": 2, "n": 1200, "bytes": 100, "system": "sys-a.xml", "predicted_time_s": 0.0018319999999999999, "events": 6, "processes": 2,' j1.json \
+   && grep -qF '{"p": 2, "n": 1200, "bytes": 100, "workload": "scaling.xml", "system": "sys-a.xml", "predicted_time_s": 0.0018319999999999999, "events": 6, "processes": 2,' j1.json \
    && grep -qF '"error": null}' j1.json; then
   ok "JSON layout"
 else
@@ -102,13 +102,15 @@ done
 cp full.csv done.csv
 run "a finished table is not evaluated again" 0 "(0 evaluated, 36 resumed" $AXES -o done.csv sys-a.xml sys-b.xml scaling.xml
 run "resume refuses other parameters" 3 "full.csv:1: its columns are not this sweep's" -D p=2,4 -o full.csv sys-a.xml scaling.xml
-run "resume refuses other values" 3 "full.csv:2: row p=2 n=1200 bytes=100 system=sys-a.xml is not a point of this sweep" -D p=4,8 -D n=1200,2400 -D bytes=100:10000:4950 -o full.csv sys-a.xml sys-b.xml scaling.xml
-printf 'p,n,bytes,system,predicted_time_s\n2,3\n' > bad.csv
+run "resume refuses other values" 3 "full.csv:2: row p=2 n=1200 bytes=100 workload=scaling.xml system=sys-a.xml is not a point of this sweep" -D p=4,8 -D n=1200,2400 -D bytes=100:10000:4950 -o full.csv sys-a.xml sys-b.xml scaling.xml
+cp scaling.xml other.xml
+run "resume refuses another workload" 3 "full.csv:2: row p=2 n=1200 bytes=100 workload=scaling.xml system=sys-a.xml is not a point" $AXES -o full.csv sys-a.xml sys-b.xml other.xml
+printf 'p,n,bytes,workload,system,predicted_time_s\n2,3\n' > bad.csv
 run "resume refuses a malformed row" 3 "bad.csv:1: its columns are not" $AXES -o bad.csv sys-a.xml sys-b.xml scaling.xml
 
 # --- points that cannot be evaluated -----------------------------------------
 run "too many processes: a row with its error" 3 "1 point could not be evaluated" -D p=2,16 -o big.csv sys-a.xml scaling.xml
-if grep -q '^16,sys-a.xml,,,,,,,,,,,.*processors' big.csv && grep -q '^2,sys-a.xml,0.00185,' big.csv; then
+if grep -q '^16,scaling.xml,sys-a.xml,,,,,,,,,,,.*processors' big.csv && grep -q '^2,scaling.xml,sys-a.xml,0.00185,' big.csv; then
   ok "error column names the cause"
 else
   not_ok "error column names the cause" "$(cat big.csv)"
@@ -118,8 +120,8 @@ fi
 # data/asserted.xml: fast (time < 1 ms) fails at p = 2 only, efficient
 # (efficiency > 0.95) passes at p = 2 only.
 run "assertions: exit 4" 4 "3 points failed an assertion" -D p=2,4,8 -o as.csv sys-a.xml asserted.xml
-if [ "$(head -1 as.csv)" = "p,system,predicted_time_s,events,processes,compute_mean_s,compute_max_s,comm_mean_s,comm_max_s,wait_mean_s,wait_max_s,efficiency,assert:fast,assert:efficient,error" ] \
-   && [ "$(cut -d, -f1,13,14 as.csv | tail -3 | tr '\n' ' ')" = "2,fail,pass 4,pass,fail 8,pass,fail " ]; then
+if [ "$(head -1 as.csv)" = "p,workload,system,predicted_time_s,events,processes,compute_mean_s,compute_max_s,comm_mean_s,comm_max_s,wait_mean_s,wait_max_s,efficiency,assert:fast,assert:efficient,error" ] \
+   && [ "$(cut -d, -f1,14,15 as.csv | tail -3 | tr '\n' ' ')" = "2,fail,pass 4,pass,fail 8,pass,fail " ]; then
   ok "assert:NAME columns, pass and fail per point"
 else
   not_ok "assert:NAME columns, pass and fail per point" "$(cat as.csv)"
