@@ -101,7 +101,10 @@ def main():
               r.stderr[-2000:])
         if r.returncode != 0:
             return report()
-        check('--quick finishes within 120 s (a minute, twice for a loaded host)', took < 120)
+        # A minute on a quiet host (tests/bench/calibrate-repeat.sh --quick
+        # prints each run's time); here only a guard against a run that
+        # never settles, wide enough for a sanitizer build on a loaded host.
+        check('--quick finishes within 280 s', took < 280)
         mpi = 'skipped the MPI' not in r.stderr
         check('both files are there', os.path.exists(system) and os.path.exists(profile))
         print('# ' + '\n# '.join(r.stderr.strip().splitlines()[-4:]))

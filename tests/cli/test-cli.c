@@ -413,7 +413,9 @@ expect_doctype_refused (const Run *r, const char *file, int line)
   expect (r, EXIT_INVALID, where, "DOCTYPE", NULL);
   expect_lacks (r, "lollol");
   expect_lacks (r, "root:");
-  if (r->seconds > 1.0)
+  /* expanded, the entities would take minutes and gigabytes; refused, a
+   * fraction of a second: 20 s tells them apart on any load */
+  if (r->seconds > 20.0)
     failf ("%s took %.2f s", r->command, r->seconds);
 }
 
@@ -729,7 +731,9 @@ test_not_regular_file (void)
     g_autoptr (Run) t = ptieval_data ("--changes", inputs[i], "tiny-system.xml", "pingpong.xml",
                                       NULL);
     expect (t, EXIT_INVALID, want, NULL);
-    if (r->seconds + s->seconds + t->seconds > 3)
+    /* read, these inputs would never end; refused, a fraction of a second
+     * each: 20 s tells them apart on any load */
+    if (r->seconds + s->seconds + t->seconds > 20)
       failf ("%s took %.2f s", inputs[i], r->seconds + s->seconds + t->seconds);
   }
   remove_tree (tmp);
