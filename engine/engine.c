@@ -56,6 +56,7 @@ pti_engine_free (PtiEngine *e)
   for (guint r = 0; r < e->n_procs; r++) {
     g_free (e->procs[r].ops);
     g_free (e->procs[r].reqs);
+    g_free (e->procs[r].rtrace);
   }
   g_free (e->procs);
   pti_queue_free (e);
