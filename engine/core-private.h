@@ -82,6 +82,10 @@ typedef enum {
 
 typedef struct Msg Msg;
 
+/* 80 bytes: what stage 2 and analytical repetition need.  What only the
+ * trace needs is in ReqTrace, a parallel table that exists only while a
+ * sink is set, so an evaluation without a trace holds half the bytes per
+ * request (a collective appended whole holds 2 log2(P) of them per rank). */
 typedef struct {
   Msg *msg;              /* send: its message until the data has left;
                           * receive: the matched message until it has arrived */
@@ -89,20 +93,12 @@ typedef struct {
   double ready;          /* s: when it completed (valid once done) */
   double busy_from;      /* s: from when the rest of its time is the message layer's
                           * work rather than waiting on the peer (rendezvous data out) */
-  double entered;        /* s: when its data entered the network (trace) */
-  double arrived;        /* s: when its data reached the receiver (trace) */
-  double posted;         /* s: when it was posted (trace) */
-  double left;           /* s: a send's data had left the sender (trace; `ready`, but
-                          * not moved by analytical repetition) */
   guint64 bytes;         /* as posted */
-  guint64 msg_bytes;     /* its message's size, once known (trace) */
-  guint64 trace_id;      /* isend, irecv: the n-th its process posted (trace) */
-  guint64 msg_id;        /* once known */
+  guint64 serial;        /* when it was made: the n-th request of its process */
   guint32 peer;          /* as posted; a receive's may be PTI_ENGINE_ANY_SOURCE */
-  guint32 actual_peer;   /* once matched */
   gint32 tag;            /* as posted; a receive's may be PTI_ENGINE_ANY_TAG */
-  gint32 actual_tag;
   guint32 next;          /* posted-receive queue, or free list */
+  guint32 canon;         /* its number in the digest being made (repeat.c) */
   guint16 comm;
   guint16 gen;           /* generation of the slot (handle bits above REQ_SLOT_BITS) */
   guint8 state;          /* ReqState */
@@ -110,12 +106,26 @@ typedef struct {
   guint8 rendezvous;
   guint8 named;          /* a wait or waitall appended so far names it */
   guint8 blocking;       /* made by a blocking send/recv when it executed */
-  guint32 canon;         /* its number in the digest being made (repeat.c) */
-  guint64 serial;        /* when it was made: the n-th request of its process */
   guint8 pinned;         /* made in a block the engine replays: the slot is kept for
                           * its repetitions (not reused, its handle stays the same) */
   guint8 any_named;      /* a waitany appended so far names it */
 } Req;
+
+G_STATIC_ASSERT (sizeof (Req) == 80);
+
+/* What the trace says of a request (trace-out.c), by the same slot. */
+typedef struct {
+  double entered;        /* s: when its data entered the network */
+  double arrived;        /* s: when its data reached the receiver */
+  double posted;         /* s: when it was posted */
+  double left;           /* s: a send's data had left the sender (`ready`, but not
+                          * moved by analytical repetition) */
+  guint64 msg_bytes;     /* its message's size, once known */
+  guint64 trace_id;      /* isend, irecv: the n-th its process posted */
+  guint64 msg_id;        /* once known */
+  guint32 actual_peer;   /* once matched */
+  gint32 actual_tag;
+} ReqTrace;
 
 /* ---- messages ----------------------------------------------------------- */
 
@@ -187,6 +197,7 @@ typedef struct {
   guint64 n_events;      /* events executed (or derived) so far */
   guint64 n_appended;    /* events appended so far */
   Req *reqs;
+  ReqTrace *rtrace;      /* by slot, while a sink is set; else NULL */
   guint32 n_reqs, cap_reqs;
   guint32 free_req;      /* free list of request slots */
   guint32 live_reqs;     /* slots in use */
@@ -354,6 +365,14 @@ gboolean pti_proc_fetch (PtiEngine *e, guint rank);
 /* Drop the operation at the head and its continuations. */
 void pti_proc_consume (PtiEngine *e, Proc *p);
 guint32 pti_req_alloc (Proc *p);
+/* Give every process a trace table for its request slots (a sink was set). */
+void pti_reqs_trace_init (PtiEngine *e);
+/* The trace facts of @p's request @slot, or NULL without a sink. */
+static inline ReqTrace *
+pti_req_trace (const Proc *p, guint32 slot)
+{
+  return p->rtrace != NULL ? &p->rtrace[slot] : NULL;
+}
 void pti_req_release (Proc *p, guint32 slot);
 static inline guint32
 pti_req_handle (const Proc *p, guint32 slot)

@@ -56,6 +56,7 @@ pti_engine_free (PtiEngine *e)
   for (guint r = 0; r < e->n_procs; r++) {
     g_free (e->procs[r].ops);
     g_free (e->procs[r].reqs);
+    g_free (e->procs[r].rtrace);
   }
   g_free (e->procs);
   pti_queue_free (e);
@@ -168,6 +169,15 @@ drain (PtiEngine *e, gboolean bounded)
       continue;
     }
     Item it = pti_queue_pop (e);
+    /* The next item's process (and message) are likely not in cache with
+     * thousands of ranks: start loading them while this item is handled. */
+    if (G_LIKELY (pti_queue_size (e) > 0)) {
+      const Item *next = &e->queue.items[0];
+      if (next->rank < e->n_procs)
+        __builtin_prefetch (&e->procs[next->rank]);
+      if (next->msg != NULL)
+        __builtin_prefetch (next->msg);
+    }
     if (it.type == ITEM_NET_WAKE && it.t != e->nets[it.rank].wake_at)
       continue;   /* superseded by an earlier wake */
     e->now = it.t;

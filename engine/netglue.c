@@ -136,6 +136,8 @@ void
 pti_engine_set_sink (PtiEngine *e, const PtiEngineSink *sink)
 {
   e->sink = sink ? *sink : (PtiEngineSink) { 0 };
+  if (e->sink.event != NULL)
+    pti_reqs_trace_init (e);
   for (guint i = 0; i < e->n_nets; i++)
     e->nets[i].sink.record = e->sink.record != NULL ? sink_record : NULL;
 }

@@ -83,8 +83,12 @@ pti_req_alloc (Proc *p)
     p->free_req = p->reqs[slot].next;
   } else {
     if (p->n_reqs == p->cap_reqs) {
-      p->cap_reqs = MAX (8, p->cap_reqs * 2);
+      /* By half again, not double: a rank's peak is usually one collective's
+       * 2 log2(P) requests plus one, which doubling would nearly double. */
+      p->cap_reqs += MAX (8, p->cap_reqs / 2);
       p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
+      if (p->rtrace != NULL)
+        p->rtrace = g_renew (ReqTrace, p->rtrace, p->cap_reqs);
     }
     slot = p->n_reqs++;
     p->reqs[slot].gen = 0;
@@ -92,12 +96,26 @@ pti_req_alloc (Proc *p)
   Req *q = &p->reqs[slot];
   guint16 gen = q->gen;
   memset (q, 0, sizeof *q);
+  if (p->rtrace != NULL)
+    memset (&p->rtrace[slot], 0, sizeof p->rtrace[slot]);
   q->gen = gen;
   q->next = NO_SLOT;
   q->state = REQ_APPENDED;
   q->serial = p->req_serial++;
   p->live_reqs++;
   return slot;
+}
+
+void
+pti_reqs_trace_init (PtiEngine *e)
+{
+  for (guint r = 0; r < e->n_procs; r++) {
+    Proc *p = &e->procs[r];
+    if (p->rtrace == NULL && p->cap_reqs > 0)
+      p->rtrace = g_new0 (ReqTrace, p->cap_reqs);
+    else if (p->rtrace == NULL)
+      p->rtrace = g_new0 (ReqTrace, 1);   /* non-NULL: traced; grown with the slots */
+  }
 }
 
 void

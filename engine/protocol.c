@@ -68,10 +68,13 @@ recv_complete (PtiEngine *e, Msg *m)
 {
   guint32 rank = m->dst, slot = m->recv_slot;
   double arrived = m->arrived;
-  Req *rq = &e->procs[rank].reqs[slot];
-  rq->entered = m->entered;
-  rq->arrived = arrived;
-  rq->msg = NULL;
+  Proc *p = &e->procs[rank];
+  p->reqs[slot].msg = NULL;
+  ReqTrace *t = pti_req_trace (p, slot);
+  if (t != NULL) {
+    t->entered = m->entered;
+    t->arrived = arrived;
+  }
   pti_msg_free (e, m);
   request_done (e, rank, slot, arrived, arrived);
 }
@@ -97,11 +100,14 @@ match (PtiEngine *e, Msg *m, guint32 slot)
   m->recv_slot = slot;
   rq->msg = m;
   rq->model = m->model;
-  rq->actual_peer = m->src;   /* a wildcard receive shows what it got */
-  rq->actual_tag = m->tag;
-  rq->msg_id = m->id;
-  rq->msg_bytes = m->bytes;
   rq->rendezvous = m->rendezvous;
+  ReqTrace *t = pti_req_trace (&e->procs[m->dst], slot);
+  if (t != NULL) {
+    t->actual_peer = m->src;   /* a wildcard receive shows what it got */
+    t->actual_tag = m->tag;
+    t->msg_id = m->id;
+    t->msg_bytes = m->bytes;
+  }
   if (m->rendezvous) {
     if (m->request_in)
       send_reply (e, m);
@@ -149,11 +155,14 @@ post_send (PtiEngine *e, guint rank, const Op *op)
   Req *q = &p->reqs[slot];
   q->state = REQ_POSTED;
   q->msg = m;
-  q->msg_id = m->id;
-  q->msg_bytes = m->bytes;
-  q->actual_peer = m->dst;
-  q->actual_tag = m->tag;
   q->rendezvous = m->rendezvous;
+  ReqTrace *t = pti_req_trace (p, slot);
+  if (t != NULL) {
+    t->msg_id = m->id;
+    t->msg_bytes = m->bytes;
+    t->actual_peer = m->dst;
+    t->actual_tag = m->tag;
+  }
 
   p->sent++;
   p->sent_bytes += op->bytes;
@@ -166,7 +175,9 @@ post_send (PtiEngine *e, guint rank, const Op *op)
     q->msg = NULL;
     m->send_slot = NO_SLOT;
     q->state = REQ_DONE;
-    q->ready = q->busy_from = q->entered = q->left = m->entered = p->clock;
+    q->ready = q->busy_from = m->entered = p->clock;
+    if (t != NULL)
+      t->entered = t->left = p->clock;
   }
 
   Proc *d = &e->procs[m->dst];
@@ -318,7 +329,10 @@ request_done (PtiEngine *e, guint rank, guint32 slot, double ready, double busy_
   Proc *p = &e->procs[rank];
   Req *rq = &p->reqs[slot];
   rq->state = REQ_DONE;
-  rq->ready = rq->left = ready;
+  rq->ready = ready;
+  ReqTrace *t = pti_req_trace (p, slot);
+  if (t != NULL)
+    t->left = ready;
   rq->busy_from = busy_from;
   if (p->state == PROC_WAITING && try_finish_wait (e, rank))
     pti_proc_run (e, rank);
@@ -463,10 +477,12 @@ pti_proc_run (PtiEngine *e, guint rank)
     }
     if (op->kind <= PTI_OP_IRECV) {
       /* What the trace says of the request when it completes. */
-      Req *q = &p->reqs[p->blocking_slot];
-      q->posted = p->op_start;
-      if (op->kind >= PTI_OP_ISEND)
-        q->trace_id = p->n_posted++;
+      ReqTrace *t = pti_req_trace (p, p->blocking_slot);
+      guint64 id = op->kind >= PTI_OP_ISEND ? p->n_posted++ : 0;
+      if (t != NULL) {
+        t->posted = p->op_start;
+        t->trace_id = id;
+      }
     }
     if (op->kind == PTI_OP_ISEND || op->kind == PTI_OP_IRECV) {
       /* posting: the send's overhead, or nothing */
@@ -547,9 +563,11 @@ pti_item_handle (PtiEngine *e, const Item *it)
     pti_queue_push (e, tr.arrived, ITEM_DATA_ARRIVE, m->dst, m);
     guint32 slot = m->send_slot;
     m->send_slot = NO_SLOT;
-    Req *sq = &e->procs[m->src].reqs[slot];
-    sq->msg = NULL;
-    sq->entered = e->now;
+    Proc *s = &e->procs[m->src];
+    s->reqs[slot].msg = NULL;
+    ReqTrace *t = pti_req_trace (s, slot);
+    if (t != NULL)
+      t->entered = e->now;
     request_done (e, m->src, slot, tr.injected, e->now);
     break;
   }
@@ -564,9 +582,11 @@ pti_item_handle (PtiEngine *e, const Item *it)
   case ITEM_DATA_INJECTED: {
     guint32 slot = m->send_slot;
     m->send_slot = NO_SLOT;
-    Req *sq = &e->procs[m->src].reqs[slot];
-    sq->msg = NULL;
-    sq->entered = m->entered;
+    Proc *s = &e->procs[m->src];
+    s->reqs[slot].msg = NULL;
+    ReqTrace *t = pti_req_trace (s, slot);
+    if (t != NULL)
+      t->entered = m->entered;
     request_done (e, m->src, slot, e->now, m->reply_at);
     break;
   }

@@ -15,12 +15,13 @@ static void
 fill_done (const Proc *p, guint32 slot, PtiEngineDone *d)
 {
   const Req *rq = &p->reqs[slot];
+  const ReqTrace *t = &p->rtrace[slot];
   *d = (PtiEngineDone) {
-    .request = rq->blocking ? 0 : rq->trace_id,
-    .msg = rq->msg_id, .peer = rq->actual_peer, .tag = rq->actual_tag, .bytes = rq->msg_bytes,
+    .request = rq->blocking ? 0 : t->trace_id,
+    .msg = t->msg_id, .peer = t->actual_peer, .tag = t->actual_tag, .bytes = t->msg_bytes,
     .recv = rq->is_recv, .blocking = rq->blocking, .rendezvous = rq->rendezvous,
-    .posted = rq->posted, .entered = rq->entered,
-    .arrived = rq->is_recv ? rq->arrived : NAN, .ready = rq->left,
+    .posted = t->posted, .entered = t->entered,
+    .arrived = rq->is_recv ? t->arrived : NAN, .ready = t->left,
   };
 }
 
@@ -37,13 +38,14 @@ pti_out_post (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start
 {
   const Proc *p = &e->procs[rank];
   const Req *rq = &p->reqs[slot];
+  const ReqTrace *t = &p->rtrace[slot];
   guint32 pa, pb;
   const PtiModelInstance *via = op->peer < e->n_procs ? pti_route (e, rank, op->peer, &pa, &pb)
                                                       : NULL;
   PtiEngineEvent ev = {
     .kind = op->kind, .start = start, .end = end, .model = via ? via : comm_model (p),
-    .peer = op->peer, .tag = op->tag, .bytes = op->bytes, .request = rq->trace_id,
-    .msg = rq->is_recv ? G_MAXUINT64 : rq->msg_id,
+    .peer = op->peer, .tag = op->tag, .bytes = op->bytes, .request = t->trace_id,
+    .msg = rq->is_recv ? G_MAXUINT64 : t->msg_id,
   };
   e->sink.event (e->sink.data, rank, &ev);
 }
