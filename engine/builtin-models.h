@@ -3,6 +3,7 @@
 #include <pti/hmi.h>
 
 extern const PtiModelDesc pti_model_cpu_clc;
+extern const PtiModelDesc pti_model_cpu_mem;
 extern const PtiModelDesc pti_model_cpu_time;
 extern const PtiModelDesc pti_model_net_simple;
 extern const PtiModelDesc pti_model_net_contention;

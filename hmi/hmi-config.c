@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/parser.h>
+
 gboolean
 pti_node_error (GError **error, const xmlNode *node, const char *format, ...)
 {
@@ -223,4 +225,71 @@ pti_parse_flop_rate (const char *text, double *flops_per_second, GError **error)
     return TRUE;
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "'%s': a flop rate must be positive", text);
   return FALSE;
+}
+
+/* ---- included files ------------------------------------------------------ */
+
+#define INCLUDE_MAX_BYTES (64u << 20)
+
+xmlDoc *
+pti_config_read_xml (const xmlNode *from, const char *href, GError **error)
+{
+  const char *base = from && from->doc && from->doc->URL ? (const char *) from->doc->URL : NULL;
+  g_autofree char *path = NULL;
+  if (g_path_is_absolute (href) || base == NULL) {
+    path = g_strdup (href);
+  } else {
+    g_autofree char *dir = g_path_get_dirname (base);
+    path = g_build_filename (dir, href, NULL);
+  }
+  /* Only a regular file: a FIFO or a device could feed the parser without end. */
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    pti_node_error (error, from, "'%s' (%s) is not a readable regular file", href, path);
+    return NULL;
+  }
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local)) {
+    pti_node_error (error, from, "cannot read '%s': %s", href, local->message);
+    return NULL;
+  }
+  if (len > INCLUDE_MAX_BYTES || len > G_MAXINT) {
+    pti_node_error (error, from, "'%s' has %zu bytes, more than the %u an included file may have",
+                    href, len, INCLUDE_MAX_BYTES);
+    return NULL;
+  }
+  xmlParserCtxt *ctxt = xmlNewParserCtxt ();
+  if (ctxt == NULL) {
+    pti_node_error (error, from, "out of memory reading '%s'", href);
+    return NULL;
+  }
+  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
+                                   XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR
+                                   | XML_PARSE_BIG_LINES);
+  const xmlError *err = xmlCtxtGetLastError (ctxt);
+  gboolean well_formed = ctxt->wellFormed;
+  if (doc == NULL || !well_formed) {
+    g_autofree char *msg = g_strstrip (g_strdup (err && err->message ? err->message
+                                                                     : "unreadable"));
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: malformed XML: %s", path,
+                 err ? err->line : 0, msg);
+    xmlFreeDoc (doc);
+    xmlFreeParserCtxt (ctxt);
+    return NULL;
+  }
+  xmlFreeParserCtxt (ctxt);
+  if (doc->intSubset != NULL || doc->extSubset != NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s: a DOCTYPE declaration is not allowed here (entities are never expanded "
+                 "and external files never read)", path);
+    xmlFreeDoc (doc);
+    return NULL;
+  }
+  if (xmlDocGetRootElement (doc) == NULL) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no root element", path);
+    xmlFreeDoc (doc);
+    return NULL;
+  }
+  return doc;
 }

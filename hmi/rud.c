@@ -2,6 +2,7 @@
  * model folds, with the structure checked here, once for all models. */
 #include <pti/hmi.h>
 
+#include <math.h>
 #include <string.h>
 
 /* Built into one block of nodes and strings owned by the root: the root
@@ -10,6 +11,7 @@ typedef struct {
   PtiRudNode root;
   GStringChunk *strings;
   GPtrArray *blocks;         /* arrays of nodes, ops and attrs, freed with the tree */
+  GHashTable *reuse;         /* PtiRudNode* -> PtiRudReuse* (in blocks), or NULL */
 } Tree;
 
 static const char *const loop_attrs[] = { "iter", "type", "of", "bytes", "working_set",
@@ -71,6 +73,18 @@ next_element (const xmlNode *parent, const xmlNode *n, gboolean *bad, GError **e
     }
   }
   return NULL;
+}
+
+/* The element children of @node into *@n; FALSE on stray text. */
+static gboolean
+count_elements (const xmlNode *node, guint *n, GError **error)
+{
+  gboolean bad = FALSE;
+  *n = 0;
+  for (const xmlNode *c = next_element (node, node->children, &bad, error); c != NULL;
+       c = next_element (node, c->next, &bad, error))
+    (*n)++;
+  return !bad;
 }
 
 static gboolean
@@ -182,21 +196,154 @@ parse_oplist (Tree *t, const xmlNode *node, const char *text, PtiRudNode *into, 
 static gboolean parse_node (Tree *t, const xmlNode *node, const xmlNs *ns, PtiRudKind kind,
                             PtiRudNode *out, GError **error);
 
+/* ---- reuse-distance histograms (<reuse>) ---------------------------------- */
+
+/* A non-negative finite number from attribute @name of @node (required). */
+static gboolean
+reuse_number (const xmlNode *node, const char *name, double *out, GError **error)
+{
+  xmlChar *v = xmlGetProp (node, (const xmlChar *) name);
+  if (v == NULL)
+    return pti_node_error (error, node, "missing required attribute %s", name);
+  g_autofree char *s = g_strstrip (g_strdup ((const char *) v));
+  xmlFree (v);
+  char *end = NULL;
+  double d = g_ascii_strtod (s, &end);
+  if (s[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d) || d < 0)
+    return pti_node_error (error, node, "%s=\"%.40s\" is not a non-negative number", name, s);
+  *out = d;
+  return TRUE;
+}
+
+/* The histogram of a <reuse> element holding it (@node: inline in a RUD,
+ * or the root of an included file). */
+static gboolean
+parse_reuse_body (Tree *t, const xmlNode *node, PtiRudReuse *r, GError **error)
+{
+  double line;
+  if (!reuse_number (node, "line", &line, error)
+      || !reuse_number (node, "references", &r->references, error))
+    return FALSE;
+  if (line < 1 || line > 1 << 20 || line != floor (line))
+    return pti_node_error (error, node, "line=\"%g\" must be a whole number of bytes, 1 to 1048576",
+                           line);
+  r->line_bytes = (guint) line;
+  r->file = keep (t, node->doc && node->doc->URL ? (const char *) node->doc->URL : "?");
+  long ln = xmlGetLineNo (node);
+  r->line = ln > 0 && ln < G_MAXINT ? (int) ln : 0;
+  gboolean bad = FALSE, seen_cold = FALSE;
+  guint n;
+  if (!count_elements (node, &n, error))
+    return FALSE;
+  PtiRudReuseBin *bins = block (t, n * sizeof (PtiRudReuseBin));
+  double sum = 0, previous = 0;
+  for (const xmlNode *c = next_element (node, node->children, &bad, error); c != NULL;
+       c = next_element (node, c->next, &bad, error)) {
+    const char *name = (const char *) c->name;
+    static const char *const bin_attrs[] = { "distance", "count", NULL };
+    static const char *const cold_attrs[] = { "count", NULL };
+    if (strcmp (name, "bin") == 0) {
+      PtiRudReuseBin *b = &bins[r->n_bins];
+      if (seen_cold)
+        return pti_node_error (error, c, "a <bin> after <cold>: the bins come first");
+      if (!check_attributes (c, bin_attrs, error) || !reuse_number (c, "distance", &b->distance, error)
+          || !reuse_number (c, "count", &b->count, error))
+        return FALSE;
+      if (!(b->distance > previous))
+        return pti_node_error (error, c, "distance=\"%g\" must be greater than the previous bin's "
+                               "(%g): bins go by increasing distance", b->distance, previous);
+      previous = b->distance;
+      sum += b->count;
+      r->n_bins++;
+    } else if (strcmp (name, "cold") == 0) {
+      if (seen_cold)
+        return pti_node_error (error, c, "<cold> is given twice");
+      seen_cold = TRUE;
+      if (!check_attributes (c, cold_attrs, error) || !reuse_number (c, "count", &r->cold, error))
+        return FALSE;
+      sum += r->cold;
+    } else {
+      return pti_node_error (error, c, "unknown element in <reuse> (expected <bin> or <cold>)");
+    }
+  }
+  r->bins = bins;
+  if (fabs (sum - r->references) > MAX (0.5, 1e-9 * r->references))
+    return pti_node_error (error, node, "references=\"%g\" but the bins and <cold> count %g",
+                           r->references, sum);
+  return TRUE;
+}
+
+/* A <reuse> child of a RUD's <loop> or <compute>: inline, or file="...". */
+static gboolean
+parse_reuse (Tree *t, const xmlNode *node, const PtiRudNode *owner, GError **error)
+{
+  static const char *const inline_attrs[] = { "line", "references", "scale", "file", NULL };
+  static const char *const root_attrs[] = { "line", "references", NULL };
+  if (!check_attributes (node, inline_attrs, error))
+    return FALSE;
+  PtiRudReuse *r = block (t, sizeof (PtiRudReuse));
+  xmlChar *scale = xmlGetProp (node, (const xmlChar *) "scale");
+  r->scale = keep (t, (const char *) scale);
+  xmlFree (scale);
+  xmlChar *file = xmlGetProp (node, (const xmlChar *) "file");
+  gboolean ok;
+  if (file != NULL) {
+    gboolean bad = FALSE;
+    const xmlNode *child = next_element (node, node->children, &bad, error);
+    if (bad || child != NULL || xmlHasProp (node, (const xmlChar *) "line")
+        || xmlHasProp (node, (const xmlChar *) "references")) {
+      xmlFree (file);
+      return bad ? FALSE
+                 : pti_node_error (error, node, "a <reuse file=...> takes the histogram from the "
+                                   "file: no line, references, <bin> or <cold> beside it");
+    }
+    xmlDoc *doc = pti_config_read_xml (node, (const char *) file, error);
+    xmlFree (file);
+    if (doc == NULL)
+      return FALSE;
+    xmlNode *root = xmlDocGetRootElement (doc);
+    if (strcmp ((const char *) root->name, "reuse") != 0)
+      ok = pti_node_error (error, root, "the root of a reuse-distance file must be <reuse> "
+                           "(schemas/reuse.xsd)");
+    else
+      ok = check_attributes (root, root_attrs, error) && parse_reuse_body (t, root, r, error);
+    xmlFreeDoc (doc);
+  } else {
+    ok = parse_reuse_body (t, node, r, error);
+  }
+  if (!ok)
+    return FALSE;
+  if (t->reuse == NULL)
+    t->reuse = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (t->reuse, (gpointer) owner, r);
+  return TRUE;
+}
+
+static gboolean
+is_reuse (const xmlNode *c, const xmlNs *ns)
+{
+  return c != NULL && same_ns (c->ns, ns) && strcmp ((const char *) c->name, "reuse") == 0;
+}
+
+
 /* The element children of @node, each of the kinds @body allows. */
 static gboolean
 parse_children (Tree *t, const xmlNode *node, const xmlNs *ns, gboolean branches,
                 PtiRudNode *out, GError **error)
 {
   gboolean bad = FALSE;
-  guint n = 0;
-  for (const xmlNode *c = next_element (node, node->children, &bad, error); c != NULL;
-       c = next_element (node, c->next, &bad, error))
-    n++;
-  if (bad)
+  guint n;
+  if (!count_elements (node, &n, error))
     return FALSE;
+  /* A <loop>'s memory signature, <reuse>, comes first. */
+  const xmlNode *first = next_element (node, node->children, &bad, error);
+  gboolean reuse = !branches && out->kind == PTI_RUD_LOOP && is_reuse (first, ns);
+  if (reuse && !parse_reuse (t, first, out, error))
+    return FALSE;
+  n -= reuse;
   PtiRudNode *kids = block (t, n * sizeof (PtiRudNode));
   guint i = 0;
-  for (const xmlNode *c = next_element (node, node->children, &bad, error); c != NULL;
+  for (const xmlNode *c = reuse ? next_element (node, first->next, &bad, error) : first; c != NULL;
        c = next_element (node, c->next, &bad, error)) {
     const char *name = (const char *) c->name;
     PtiRudKind kind;
@@ -214,6 +361,8 @@ parse_children (Tree *t, const xmlNode *node, const xmlNs *ns, gboolean branches
       kind = PTI_RUD_COMPUTE;
     } else if (strcmp (name, "case") == 0) {
       kind = PTI_RUD_CASE;
+    } else if (strcmp (name, "reuse") == 0) {
+      return pti_node_error (error, c, "a <reuse> comes first in a <loop> or alone in a <compute>");
     } else {
       return pti_node_error (error, c, "unknown element (expected <loop>, <compute> or <case>)");
     }
@@ -264,8 +413,15 @@ parse_node (Tree *t, const xmlNode *node, const xmlNs *ns, PtiRudKind kind, PtiR
     const xmlNode *child = next_element (node, node->children, &bad, error);
     if (bad)
       return FALSE;
+    if (is_reuse (child, ns)) {
+      if (!parse_reuse (t, child, out, error))
+        return FALSE;
+      child = next_element (node, child->next, &bad, error);
+      if (bad)
+        return FALSE;
+    }
     if (child != NULL)
-      return pti_node_error (error, child, "a <compute> has no child elements");
+      return pti_node_error (error, child, "a <compute> has no child elements but one <reuse>");
     return TRUE;
   }
   if (!parse_children (t, node, ns, kind == PTI_RUD_CASE, out, error))
@@ -300,7 +456,16 @@ pti_rud_free (PtiRudNode *root)
   Tree *t = (Tree *) root;
   g_string_chunk_free (t->strings);
   g_ptr_array_unref (t->blocks);
+  if (t->reuse != NULL)
+    g_hash_table_unref (t->reuse);
   g_free (t);
+}
+
+const PtiRudReuse *
+pti_rud_reuse (const PtiRudNode *root, const PtiRudNode *node)
+{
+  const Tree *t = (const Tree *) root;
+  return t->reuse ? g_hash_table_lookup (t->reuse, node) : NULL;
 }
 
 const char *

@@ -8,8 +8,11 @@ the workload's) is kept; ptieval predicts the same case on --system.  The
 table: program, size, working set per rank, ranks, measured median (s), how
 it was measured (wall time of undisturbed runs, or CPU time marked *, and
 how many of the runs were undisturbed), spread of the runs ((max - min) /
-median), predicted (s), error ((predicted - measured) / measured).  Then the median and the largest
-absolute error, overall and per program.
+median), then for each CPU model of --models (default: the system's own
+choice) the predicted time (s) and error ((predicted - measured) /
+measured).  Then, per model, the median and the largest absolute error,
+overall and per program.  --measurements FILE keeps the measured times: a
+later run with the same file predicts again without running the programs.
 """
 import argparse
 import json
@@ -21,6 +24,7 @@ import sys
 import resource
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 
 
 def human(b):
@@ -30,8 +34,15 @@ def human(b):
     return '%d B' % b
 
 
-def ptieval(args, system, workload, defines):
+def computers(system):
+    """The names of the system's computers (for --use-model NAME=MODEL)."""
+    return [c.get('name') for c in ET.parse(system).getroot().iter('computer')]
+
+
+def ptieval(args, system, workload, defines, model=None):
     cmd = [os.path.join(args.build, 'cli', 'ptieval'), system, workload, '--json']
+    for name in (computers(system) if model else []):
+        cmd += ['--use-model', '%s=%s' % (name, model)]
     for k, v in defines.items():
         cmd += ['-D', '%s=%s' % (k, v)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -170,7 +181,7 @@ def hpcc_summary(text):
 
 def hpcc_cases(args):
     """Run hpcc --runs times at each size on 1 and 2 ranks; return rows of
-    (test, size, ws, ranks, measured times, how, predicted)."""
+    (test, size, ws, ranks, measured times, how, (workload, defines))."""
     rows = []
     nb = 80
     for n in ((1000,) if args.quick else (1000, 2000)):
@@ -203,26 +214,26 @@ def hpcc_cases(args):
             vs = int(s['STREAM_VectorSize'])
             key = 'SingleSTREAM_Triad' if ranks == 1 else 'StarSTREAM_Triad'
             meas = [24.0 * vs / (f[key] * 1e9) for f in figs]
-            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-stream.xml'),
+            pred = (os.path.join(ex, 'hpcc-stream.xml'),
                            {'n': vs, 'procs': ranks, 'ntimes': 1, 'kernels': 1})
             rows.append(('hpcc-stream', 'triad, %d' % vs, 3 * 8 * vs, ranks, meas, how, pred))
             # DGEMM: one n x n product, 2 n^3 flops (Single / Star)
             dn = int(s['DGEMM_N'])
             key = 'SingleDGEMM_Gflops' if ranks == 1 else 'StarDGEMM_Gflops'
             meas = [2.0 * dn ** 3 / (f[key] * 1e9) for f in figs]
-            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-dgemm.xml'),
+            pred = (os.path.join(ex, 'hpcc-dgemm.xml'),
                            {'n': dn, 'procs': ranks})
             rows.append(('hpcc-dgemm', 'n %d' % dn, 3 * 8 * dn * dn, ranks, meas, how, pred))
             # PTRANS: A = A^T + B over the P x Q grid
             pn = int(s['PTRANS_n'])
             meas = [f['PTRANS_time'] for f in figs]
-            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-ptrans.xml'),
+            pred = (os.path.join(ex, 'hpcc-ptrans.xml'),
                            {'n': pn, 'nb': int(s['PTRANS_nb']), 'procs': ranks})
             rows.append(('hpcc-ptrans', 'n %d' % pn, 2 * 8 * pn * pn // ranks, ranks, meas, how, pred))
             # HPL: LU of n x n with partial pivoting, 1 x Q grid
             hn = int(s['HPL_N'])
             meas = [f['HPL_time'] for f in figs]
-            pred = ptieval(args, args.system, os.path.join(ex, 'hpcc-hpl.xml'),
+            pred = (os.path.join(ex, 'hpcc-hpl.xml'),
                            {'n': hn, 'nb': int(s['HPL_NB']), 'procs': ranks})
             rows.append(('hpcc-hpl', 'n %d' % hn, 8 * hn * hn // ranks, ranks, meas, how, pred))
     return rows
@@ -237,56 +248,78 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--only', default='sweep3d,cg,hpcc')
     ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--models', default='',
+                    help='comma-separated CPU models to predict with (ptieval --use-model)')
+    ap.add_argument('--measurements', default='',
+                    help='JSON file of measured times: read if it exists, else written')
     args = ap.parse_args()
     only = set(args.only.split(','))
     ex = os.path.join(args.root, 'wsl', 'examples')
+    models = [m for m in args.models.split(',') if m] or [None]
 
-    rows = []
-    cases = []
-    if 'sweep3d' in only:
-        cases += sweep3d_cases(args.quick)
-    if 'cg' in only:
-        cases += cg_cases(args.quick)
-    for prog, size, ws, ranks, params in cases:
-        times, how = run_program(args, prog, ranks, params)
-        pred = ptieval(args, args.system, os.path.join(ex, prog + '.xml'), params)
-        rows.append((prog, size, ws, ranks, times, how, pred))
-        print_row(rows[-1], flush=True)
-    if 'hpcc' in only:
-        for row in hpcc_cases(args):
-            rows.append(row)
-            print_row(row, flush=True)
-
-    print()
-    print('%-12s %-20s %10s %5s %12s %-11s %7s %12s %8s'
-          % ('program', 'size', 'ws/rank', 'ranks', 'measured s', 'how, runs', 'spread',
-             'predicted s', 'error'))
-    errors = {}
-    for row in rows:
-        print_row(row)
-        prog, _, _, _, times, _, pred = row
-        med = statistics.median(times)
-        errors.setdefault(prog, []).append((pred - med) / med)
-    allerr = [abs(e) for es in errors.values() for e in es]
-    print()
-    for prog, es in errors.items():
-        a = [abs(e) for e in es]
-        print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
-              % (prog, 100 * statistics.median(a), 100 * max(a), len(a)))
-    print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
-          % ('all', 100 * statistics.median(allerr), 100 * max(allerr), len(allerr)))
-
-
-def print_row(row, flush=False):
-    prog, size, ws, ranks, times, how, pred = row
-    med = statistics.median(times)
-    spread = (max(times) - min(times)) / med
-    line = '%-12s %-20s %10s %5d %12.5g %-11s %6.1f%% %12.5g %+7.1f%%' % (
-        prog, size, human(ws), ranks, med, how, 100 * spread, pred, 100 * (pred - med) / med)
-    if flush:
-        print('# ' + line, file=sys.stderr, flush=True)
+    # rows: (program, size, ws, ranks, measured times, how, (workload, defines))
+    if args.measurements and os.path.exists(args.measurements):
+        with open(args.measurements) as f:
+            rows = [tuple(r[:6]) + ((r[6][0], r[6][1]),) for r in json.load(f)
+                    if r[0].split('-')[0] in only]
+        print('# measured times from %s' % args.measurements, file=sys.stderr)
     else:
+        rows = []
+        cases = []
+        if 'sweep3d' in only:
+            cases += sweep3d_cases(args.quick)
+        if 'cg' in only:
+            cases += cg_cases(args.quick)
+        for prog, size, ws, ranks, params in cases:
+            times, how = run_program(args, prog, ranks, params)
+            rows.append((prog, size, ws, ranks, times, how, (os.path.join(ex, prog + '.xml'), params)))
+            print_measured(rows[-1])
+        if 'hpcc' in only:
+            for row in hpcc_cases(args):
+                rows.append(row)
+                print_measured(row)
+        if args.measurements:
+            with open(args.measurements, 'w') as f:
+                json.dump(rows, f, indent=1)
+
+    preds = [[ptieval(args, args.system, wl, defines, m) for m in models]
+             for (_, _, _, _, _, _, (wl, defines)) in rows]
+    print()
+    head = '%-12s %-20s %10s %5s %12s %-11s %7s' % ('program', 'size', 'ws/rank', 'ranks',
+                                                 'measured s', 'how, runs', 'spread')
+    for m in models:
+        head += ' %12s %8s' % ((m or 'predicted')[:12] + ' s', 'error')
+    print(head)
+    errors = [{} for _ in models]
+    for row, pr in zip(rows, preds):
+        prog, size, ws, ranks, times, how, _ = row
+        med = statistics.median(times)
+        spread = (max(times) - min(times)) / med
+        line = '%-12s %-20s %10s %5d %12.5g %-11s %6.1f%%' % (
+            prog, size, human(ws), ranks, med, how, 100 * spread)
+        for k, p in enumerate(pr):
+            line += ' %12.5g %+7.1f%%' % (p, 100 * (p - med) / med)
+            errors[k].setdefault(prog, []).append((p - med) / med)
         print(line)
+    for k, m in enumerate(models):
+        print()
+        if m:
+            print('CPU model %s:' % m)
+        allerr = [abs(e) for es in errors[k].values() for e in es]
+        for prog, es in errors[k].items():
+            a = [abs(e) for e in es]
+            print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
+                  % (prog, 100 * statistics.median(a), 100 * max(a), len(a)))
+        print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
+              % ('all', 100 * statistics.median(allerr), 100 * max(allerr), len(allerr)))
+
+
+def print_measured(row):
+    prog, size, ws, ranks, times, how, _ = row
+    med = statistics.median(times)
+    print('# %-12s %-20s %10s %5d %12.5g %-11s %6.1f%%' % (
+        prog, size, human(ws), ranks, med, how, 100 * (max(times) - min(times)) / med),
+        file=sys.stderr, flush=True)
 
 
 if __name__ == '__main__':

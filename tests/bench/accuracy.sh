@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: pti's predictions against real runs on this host (issue 13.4).
 #
-#   tests/bench/accuracy.sh [--system FILE] [--runs N] [--quick] [--only LIST] [BUILD_DIR]
+#   tests/bench/accuracy.sh [--system FILE] [--runs N] [--quick] [--only LIST]
+#                           [--models LIST] [--measurements FILE] [BUILD_DIR]
 #
 # Runs real programs on this host, 1 and 2 ranks, at sizes from in-cache to
 # well past the last cache, each --runs times (default 5; 3 with --quick),
@@ -20,17 +21,23 @@
 # Prints one table: program, size, working set per rank, ranks, measured
 # (median of the runs, seconds), spread ((max - min) / median), predicted,
 # error ((predicted - measured) / measured); then the median and the largest
-# absolute error.  Needs mpicc, mpirun and, for hpcc, the hpcc package.
+# absolute error.  --models cpu-clc,cpu-mem predicts with each CPU model
+# (ptieval --use-model COMPUTER=MODEL for every computer of the system): one
+# predicted and error column per model, the before and after of issue 13.2.
+# --measurements FILE keeps the measured times (JSON) and, when it exists,
+# predicts from them without running the programs again.  Needs mpicc, mpirun and, for hpcc, the hpcc package.
 # BUILD_DIR defaults to build (configured and built if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-system= runs= quick= only=sweep3d,cg,hpcc
+system= runs= quick= only=sweep3d,cg,hpcc models= measurements=
 while [ $# -gt 0 ]; do
   case $1 in
     --system) system=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    --measurements) measurements=$2; shift 2 ;;
     -*) echo "accuracy.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -58,4 +65,5 @@ if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 exec python3 "$root/tests/bench/accuracy.py" --root "$root" --build "$build" --work "$work" \
-  --system "$system" --runs "$runs" --only "$only" ${quick:+--quick}
+  --system "$system" --runs "$runs" --only "$only" ${quick:+--quick} \
+  --models "$models" --measurements "$measurements"

@@ -262,7 +262,7 @@ validate_system () {  # validate_system FILE [MODEL_XSD_DIR]
   for x in "$schemadir"/*.xsd; do
     m=${x##*/}
     m=${m%.xsd}
-    case $m in hmc|workload|trace) continue ;; esac
+    case $m in hmc|workload|trace|reuse) continue ;; esac
     pairs="$pairs $(printf '%s' "$m" | tr - _):$m"
   done
   for pair in $pairs; do

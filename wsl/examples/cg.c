@@ -27,76 +27,82 @@ static const struct {
 
 #define CGITMAX 25
 
-/* The RUDs of cg.xml, verbatim in substance (see the comments there). */
+/* The RUDs of cg.xml, verbatim in substance, memory signatures included
+ * (see the comments there; ws_cg is bound as a parameter below). */
+#define WS "working_set='ws_cg' pattern='unit'"
 static const char init_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='88' " WS ">"
   "  <compute type='clc' of='5*TFDL,7*ARF1'/></loop></rud>";
 
 static const char dot_rr_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char spmv_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='nr' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nr' type='clc' of='LFOR,CMLL,INLL' bytes='20' " WS ">"
   "  <compute type='clc' of='TFDL,2*ARF1'/>"
-  "  <loop iter='nzrow * nc / na' type='clc' of='LFOR,CMLL,INLL'>"
-  "   <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'/></loop>"
+  "  <loop iter='nzrow * nc / na' type='clc' of='LFOR,CMLL,INLL' bytes='12' " WS ">"
+  "   <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'"
+  "            bytes='8' working_set='8 * nc' pattern='random'/></loop>"
   "  <compute type='clc' of='TFDL,ARF1'/>"
   " </loop></rud>";
 
 static const char reduce_add_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
   "  <compute type='clc' of='AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char pq_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,2*ARF1'/></loop>"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
-  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF1'/></loop>"
+  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
+  "  <compute type='clc' of='TFDL,ARF1'/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,3*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='48' " WS ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,6*ARF1'/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char p_update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char residual_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,2*ARF1'/></loop>"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
   "  <compute type='clc' of='MFDL,2*AFDL,2*TFDL,2*ARF1'/></loop></rud>";
 
 static const char norms_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,4*ARF1'/></loop></rud>";
 
 static const char normalize_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='FCAL,DFDL,TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
   "  <compute type='clc' of='MFDL,TFDL,2*ARF1'/></loop></rud>";
 
 typedef struct {
@@ -296,7 +302,9 @@ build (PtiContext *ctx, gpointer user_data, GError **error)
   Cg cg = { .nprows = 1 << (k / 2), .npcols = 1 << ((k + 1) / 2), .l2npcols = (k + 1) / 2 };
   if (!pti_context_set_processes (ctx, (guint) procs, error)
       || !pti_context_set_param (ctx, "L", cg.l2npcols, error)
-      || !pti_context_set_param (ctx, "nzrow", nonzer * (nonzer + 1), error))
+      || !pti_context_set_param (ctx, "nzrow", nonzer * (nonzer + 1), error)
+      || !pti_context_set_param (ctx, "ws_cg",
+                                 12 * nonzer * (nonzer + 1) * na / procs + 56 * (na + 2), error))
     return FALSE;
 
   PtiSymbols *sym = pti_context_get_symbols (ctx);

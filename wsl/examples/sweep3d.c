@@ -23,18 +23,21 @@
 
 #include <math.h>
 
-/* The RUDs of sweep3d.xml, verbatim in substance (see the comments there). */
+/* The RUDs of sweep3d.xml, verbatim in substance, memory signatures
+ * included (see the comments there). */
 static const char source_rud[] =
   "<rud device='cpu'>"
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
-  "    <compute type='clc' of='4*MFDL,AFDL,9*TFDL,9*ARF4,2*ARF3'/>"
+  "    <compute type='clc' of='4*MFDL,AFDL,9*TFDL,9*ARF4,2*ARF3'"
+  "             bytes='152' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";
 
 static const char angle_setup_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL'"
+  "       bytes='16' working_set='8 * it * jt * mmi' pattern='unit'>"
   "  <compute type='clc' of='3*MFDL,AFDL,2*TFDL,2*ARF3,3*ARF1'/>"
   " </loop></rud>";
 
@@ -44,13 +47,15 @@ static const char block_rud[] =
   "  <compute type='clc' of='2*AILL,2*CMLL,TILL'/>"
   "  <loop iter='mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TILL,ARF1'/></loop>"
   " </loop>"
-  " <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  " <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'"
+  "       bytes='152 * it' working_set='96 * it * jt * nk' pattern='unit'>"
   "  <compute type='clc' of='2*MFDL,3*TFDL,4*ARF1,2*ARF3,3*AILL,2*CMLL'/>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF1,ARF4'/></loop>"
   "  <loop iter='3' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "    <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF3,ARF4'/></loop></loop>"
-  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'"
+  "        bytes='32' working_set='8 * mmi * (mk + jt) * it' pattern='unit'>"
   "   <compute type='clc' of='8*MFDL,9*AFDL,DFDL,9*TFDL,9*ARF1,7*ARF3'/></loop>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "   <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF4'/></loop>"
@@ -81,7 +86,8 @@ static const char flux_err_rud[] =
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
-  "    <compute type='clc' of='CMDL,IFBR,AFDL,DFDL,CMDL,CMDL,TFDL,2*ARF4'/>"
+  "    <compute type='clc' of='CMDL,IFBR,AFDL,DFDL,CMDL,CMDL,TFDL,2*ARF4'"
+  "             bytes='16' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";
 
 static const char balance_rud[] =
@@ -89,7 +95,8 @@ static const char balance_rud[] =
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
-  "    <compute type='clc' of='2*MFDL,4*AFDL,4*TFDL,3*ARF4,ARF3'/>"
+  "    <compute type='clc' of='2*MFDL,4*AFDL,4*TFDL,3*ARF4,ARF3'"
+  "             bytes='32' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";
 
 typedef struct {

@@ -153,6 +153,23 @@ PTI_API gboolean pti_config_get_flop_rate (const xmlNode *parent, const char *na
                                            double *flops_per_second, GError **error);
 
 /**
+ * pti_config_read_xml:
+ * @from: the element that names the file (its document's URL is the base
+ *   of a relative @href)
+ * @href: the file, absolute or relative to @from's document
+ * @error: a PTI_ERROR_INVALID error naming @from's file and line, or the
+ *   included file and line where it is malformed
+ *
+ * Reads an XML file a configuration or a RUD includes by reference (a
+ * memory profile, a reuse-distance histogram), as safely as pti reads its
+ * own inputs: a regular file of at most 64 MiB, parsed with
+ * XML_PARSE_NONET and no entity substitution; a DOCTYPE is refused.
+ * Returns: (transfer full) (nullable): the document (xmlFreeDoc), its URL
+ * the resolved path, or NULL.
+ */
+PTI_API xmlDoc *pti_config_read_xml (const xmlNode *from, const char *href, GError **error);
+
+/**
  * pti_parse_time:
  * @text: a number and a time unit, e.g. "250us", "1.5 ms"
  * @seconds: (out): the value in seconds

@@ -30,6 +30,19 @@
  *   working_set  bytes of the data it cycles through
  *   pattern      "unit", "strided" or "random"
  *   stride       bytes between successive accesses (pattern="strided")
+ * and, as the first child of a <loop> or the only child of a <compute>, a
+ * reuse-distance histogram (pti_rud_reuse), inline or from a file:
+ *   <reuse line="64" references="N" [scale="EXPR"]>
+ *     <bin distance="D" count="C"/>...   references whose reuse distance (distinct
+ *                                        lines touched since the last reference to
+ *                                        the same line) is >= the previous bin's D
+ *                                        (0 for the first) and < D; D ascending
+ *     <cold count="C"/>                  first references to a line
+ *   </reuse>
+ *   <reuse file="hist.xml" [scale="EXPR"]/>   the same element as the root of a
+ *                                        file (relative to the RUD's document)
+ * It counts one execution of the element (one iteration of a loop), times
+ * `scale`.  schemas/reuse.xsd is its schema.
  */
 #pragma once
 
@@ -88,6 +101,30 @@ struct _PtiRudNode {
   int line;
 };
 
+/** PtiRudReuseBin: one bin of a reuse-distance histogram. */
+typedef struct {
+  double distance;           /* exclusive upper bound, in cache lines (> the previous bin's) */
+  double count;              /* references in [previous distance, distance) */
+} PtiRudReuseBin;
+
+/**
+ * PtiRudReuse:
+ *
+ * A reuse-distance histogram (the <reuse> element above), checked: line a
+ * positive whole number, counts >= 0, distances ascending, and the bins'
+ * and cold counts adding up to @references.  Owned by the tree.
+ */
+typedef struct {
+  guint line_bytes;          /* the `line` attribute: bytes per cache line */
+  double references;         /* every reference counted */
+  const PtiRudReuseBin *bins;
+  guint n_bins;
+  double cold;               /* first references (infinite distance) */
+  const char *scale;         /* the `scale` expression as written, or NULL (1) */
+  const char *file;          /* where the histogram was read (the included file, if any) */
+  int line;                  /* and the line of its <reuse> element */
+} PtiRudReuse;
+
 /**
  * pti_rud_parse:
  * @rud: a `<rud device="cpu">` element (borrowed for the call only)
@@ -103,6 +140,15 @@ PTI_API PtiRudNode *pti_rud_parse (const xmlNode *rud, GError **error);
 
 /** pti_rud_free: frees a tree from pti_rud_parse(); NULL is allowed. */
 PTI_API void pti_rud_free (PtiRudNode *root);
+
+/**
+ * pti_rud_reuse:
+ * @root: the tree pti_rud_parse() returned
+ * @node: a <loop> or <compute> of it
+ *
+ * Returns: (transfer none) (nullable): @node's reuse-distance histogram.
+ */
+PTI_API const PtiRudReuse *pti_rud_reuse (const PtiRudNode *root, const PtiRudNode *node);
 
 /** pti_rud_attr: Returns: (transfer none) (nullable): @node's attribute @name's value. */
 PTI_API const char *pti_rud_attr (const PtiRudNode *node, const char *name);

@@ -1,0 +1,337 @@
+/* Tests of the cpu-mem model: closed-form costs worked by hand from a small
+ * profile (numbers chosen so that seconds per byte are round), the
+ * reuse-distance histogram, profiles and histograms included from files,
+ * and errors naming file and line.
+ *
+ * The profile below, processes = 1 (seconds per byte, s = 1 / bandwidth):
+ *   unit             1 KiB: 1e-9   4 KiB: 2e-9   16 KiB: 4e-9
+ *   strided 64       1 KiB: 1e-9                 16 KiB: 1e-8
+ *   random           1 KiB: 1e-9                 16 KiB: 1e-7
+ * and processes = 2: unit 1 KiB: 1e-9, 16 KiB: 8e-9.  Excess over L1 (the
+ * smallest working set): unit at 8 KiB, halfway in log2 between 4 and 16
+ * KiB, 3e-9 - 1e-9 = 2e-9; unit past 16 KiB 3e-9; random past 16 KiB 9.9e-8.
+ * Operation costs (ns): LFOR 1, CMLL 1, INLL 1, MFDL 2, AFDL 1, IFBR 1. */
+#include <pti/hmi.h>
+
+#include <glib/gstdio.h>
+#include <libxml/parser.h>
+#include <libxml/xmlschemas.h>
+#include <math.h>
+#include <string.h>
+
+#include "builtin-models.h"
+
+static const PtiModelDesc *const model = &pti_model_cpu_mem;
+
+#define assert_close(a, b)                                                       \
+  G_STMT_START {                                                                 \
+    double a_ = (a), b_ = (b);                                                   \
+    if (!(fabs (a_ - b_) <= 1e-12 * MAX (fabs (a_), fabs (b_))))                  \
+      g_error ("%s = %.17g, expected %s = %.17g", #a, a_, #b, b_);               \
+  } G_STMT_END
+
+#define CLC "<cpu_clc unit=\"ns\"><LFOR>1</LFOR><CMLL>1</CMLL><INLL>1</INLL><MFDL>2</MFDL>" \
+            "<AFDL>1</AFDL><IFBR>1</IFBR></cpu_clc>\n"
+#define PROFILES \
+  "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">\n"      \
+  " <pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"    \
+  "  <point bytes=\"4096\" bandwidth=\"500000000\" latency=\"1\"/>"                           \
+  "  <point bytes=\"16384\" bandwidth=\"250000000\" latency=\"1\"/></pattern>\n"              \
+  " <pattern name=\"strided\" stride=\"64\"><point bytes=\"1024\" bandwidth=\"1000000000\""   \
+  "   latency=\"1\"/><point bytes=\"16384\" bandwidth=\"100000000\" latency=\"1\"/></pattern>\n" \
+  " <pattern name=\"random\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"  \
+  "  <point bytes=\"16384\" bandwidth=\"10000000\" latency=\"1\"/></pattern>\n"               \
+  "</profile>\n"                                                                               \
+  "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">\n"      \
+  " <pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"    \
+  "  <point bytes=\"16384\" bandwidth=\"125000000\" latency=\"1\"/></pattern>\n"              \
+  "</profile>\n"
+#define CACHES "<cache name=\"L1\" bytes=\"1024\"/><cache name=\"L2\" bytes=\"8192\"/>\n"
+#define SYSTEM(cpu_mem) "<computer name=\"c\" cpus=\"2\">\n" CLC cpu_mem "</computer>\n"
+
+static char *tmpdir;
+
+static xmlDoc *
+parse (const char *xml, const char *url)
+{
+  xmlDoc *doc = xmlReadMemory (xml, (int) strlen (xml), url, NULL, XML_PARSE_NONET);
+  g_assert_nonnull (doc);
+  return doc;
+}
+
+static gpointer
+instance_new (const char *system_xml, GError **error)
+{
+  g_autofree char *url = g_build_filename (tmpdir, "system.xml", NULL);
+  xmlDoc *doc = parse (system_xml, url);
+  const xmlNode *el = pti_config_child (xmlDocGetRootElement (doc), "cpu_mem");
+  g_assert_nonnull (el);
+  gpointer inst = g_malloc0 (model->instance_size);
+  gboolean ok = model->configure (inst, el, error);
+  xmlFreeDoc (doc);
+  if (!ok) {
+    model->finalize (inst);
+    g_free (inst);
+    return NULL;
+  }
+  return inst;
+}
+
+static void
+instance_free (gpointer inst)
+{
+  model->finalize (inst);
+  g_free (inst);
+}
+
+static gpointer
+compile (const char *rud_xml, PtiSymbols *symbols, GError **error)
+{
+  g_autofree char *url = g_build_filename (tmpdir, "rud.xml", NULL);
+  xmlDoc *doc = parse (rud_xml, url);
+  gpointer c = pti_cpu_rud_compile (model->cpu, xmlDocGetRootElement (doc), symbols, error);
+  xmlFreeDoc (doc);
+  return c;
+}
+
+/* The price of @rud on @system with N, W, P, S bound (and nprocs). */
+static double
+price (const char *system, const char *rud, double nprocs)
+{
+  g_autoptr (GError) error = NULL;
+  gpointer inst = instance_new (system, &error);
+  g_assert_no_error (error);
+  PtiSymbols *sym = pti_symbols_new ();
+  gpointer c = compile (rud, sym, &error);
+  g_assert_no_error (error);
+  pti_symbols_set (sym, pti_symbols_intern (sym, "N"), 1000);
+  pti_symbols_set (sym, pti_symbols_intern (sym, "W"), 8192);
+  pti_symbols_set (sym, pti_symbols_intern (sym, "P"), 0.25);
+  pti_symbols_set (sym, pti_symbols_intern (sym, "S"), 3);
+  pti_symbols_set (sym, pti_symbols_intern (sym, "nprocs"), nprocs);
+  double t = NAN;
+  gboolean ok = model->cpu->cost (inst, c, sym, &t, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  model->cpu->rud_free (c);
+  pti_symbols_free (sym);
+  instance_free (inst);
+  return t;
+}
+
+/* The error of configuring @system, or of pricing @rud on it. */
+static char *
+failure (const char *system, const char *rud)
+{
+  g_autoptr (GError) error = NULL;
+  gpointer inst = instance_new (system, &error);
+  if (inst == NULL)
+    return g_strdup (error->message);
+  PtiSymbols *sym = pti_symbols_new ();
+  gpointer c = compile (rud, sym, &error);
+  char *msg = NULL;
+  if (c == NULL) {
+    msg = g_strdup (error->message);
+  } else {
+    pti_symbols_set (sym, pti_symbols_intern (sym, "N"), 1000);
+    pti_symbols_set (sym, pti_symbols_intern (sym, "W"), -1);
+    pti_symbols_set (sym, pti_symbols_intern (sym, "nprocs"), 1);
+    double t;
+    if (!model->cpu->cost (inst, c, sym, &t, &error))
+      msg = g_strdup (error->message);
+    model->cpu->rud_free (c);
+  }
+  pti_symbols_free (sym);
+  instance_free (inst);
+  return msg;
+}
+
+#define MEM SYSTEM ("<cpu_mem>" CACHES PROFILES "</cpu_mem>\n")
+#define LOOP(attrs) "<rud device=\"cpu\"><loop iter=\"N\" type=\"clc\" of=\"LFOR\" " attrs ">" \
+                    "<compute type=\"clc\" of=\"MFDL\"/></loop></rud>"
+
+/* ---- bytes, working set, pattern ------------------------------------------ */
+
+static void
+test_unit (void)
+{
+  /* t = N (LFOR + MFDL) + N * 16 * (s(8 KiB) - s(1 KiB)) = 1000 * 3 ns + 1000 * 16 * 2e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"W\" pattern=\"unit\""), 1),
+                3e-6 + 1000 * 16 * 2e-9);
+  /* in L1 (and below the first point): cpu-clc's price exactly */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"100\""), 1), 3e-6);
+  /* past the last point: its value, 3e-9 a byte */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"1000000\""), 1),
+                3e-6 + 1000 * 16 * 3e-9);
+  /* two processes share the node (nprocs 2, cpus 2): unit at 16 KiB 7e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\""), 2),
+                3e-6 + 1000 * 16 * 7e-9);
+  /* sharing="1" overrides the count */
+  assert_close (price (SYSTEM ("<cpu_mem sharing=\"1\">" PROFILES "</cpu_mem>\n"),
+                       LOOP ("bytes=\"16\" working_set=\"16384\""), 2),
+                3e-6 + 1000 * 16 * 3e-9);
+}
+
+static void
+test_strided_random (void)
+{
+  /* stride 16, between unit (8) and 64: 1/3 of the way in log2;
+   * at 16 KiB 2/3 * 3e-9 + 1/3 * 9e-9 = 5e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"strided\" "
+                                  "stride=\"16\""), 1), 3e-6 + 1000 * 8 * 5e-9);
+  /* past the widest measured stride: its curve */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"strided\" "
+                                  "stride=\"128\""), 1), 3e-6 + 1000 * 8 * 9e-9);
+  /* random in a branch of probability P = 0.25: the multiplier is P * N;
+   * with 2 processes the 2-process profile has no random curve: the
+   * 1-process one is used */
+  const char *rud = "<rud device=\"cpu\"><case type=\"clc\" of=\"IFBR\"><branch exprob=\"P\">"
+                    "<loop iter=\"N\" type=\"clc\" of=\"LFOR\"><compute type=\"clc\" of=\"AFDL\" "
+                    "bytes=\"8\" working_set=\"16384\" pattern=\"random\"/></loop>"
+                    "</branch></case></rud>";
+  double expected = 1e-9 + 0.25 * 1000 * 2e-9 + 0.25 * 1000 * 8 * 9.9e-8;
+  assert_close (price (MEM, rud, 1), expected);
+  assert_close (price (MEM, rud, 2), expected);
+}
+
+/* ---- reuse-distance histograms ---------------------------------------------- */
+
+/* 100 references: 50 at distance [0, 8), 20 at [8, 32), 20 at [32, 256), 10
+ * cold; lines of 64 bytes: L1 holds 16 lines, L2 128.  Missing L1: 10 + 20 *
+ * (32 - 16) / (32 - 8) + 20; missing L2: 10 + 20 * (256 - 128) / (256 - 32).
+ * Random pattern: one access a line; L2 hits at s(4 KiB), memory at the
+ * curve's end. */
+#define HIST "<bin distance=\"8\" count=\"50\"/><bin distance=\"32\" count=\"20\"/>" \
+             "<bin distance=\"256\" count=\"20\"/><cold count=\"10\"/>"
+
+static double
+hist_expected (double per_line_accesses, double l2_excess, double mem_excess)
+{
+  double miss1 = 10 + 20.0 * 16 / 24 + 20, miss2 = 10 + 20.0 * 128 / 224;
+  return 8 * per_line_accesses * ((miss1 - miss2) * l2_excess + miss2 * mem_excess);
+}
+
+static void
+test_reuse (void)
+{
+  /* random: s(4 KiB) = 1e-9 + (1e-7 - 1e-9) / 2 */
+  double l2 = (1e-7 - 1e-9) / 2, mem = 1e-7 - 1e-9;
+  const char *rud = "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\" pattern=\"random\">"
+                    "<reuse line=\"64\" references=\"100\" scale=\"S\">" HIST "</reuse>"
+                    "</compute></rud>";
+  assert_close (price (MEM, rud, 1), 1e-9 + 3 * hist_expected (1, l2, mem));
+  /* unit: a miss brings 64 / 8 accesses; s(4 KiB) = 2e-9 */
+  const char *unit = "<rud device=\"cpu\"><loop iter=\"N\" type=\"clc\" of=\"LFOR\">"
+                     "<reuse line=\"64\" references=\"100\">" HIST "</reuse>"
+                     "<compute type=\"clc\" of=\"AFDL\"/></loop></rud>";
+  assert_close (price (MEM, unit, 1), 1000 * 2e-9 + 1000 * hist_expected (8, 1e-9, 3e-9));
+
+  /* the same histogram from a file, relative to the RUD */
+  g_autofree char *path = g_build_filename (tmpdir, "hist.xml", NULL);
+  g_assert_true (g_file_set_contents (path, "<reuse line=\"64\" references=\"100\">\n" HIST
+                                      "\n</reuse>\n", -1, NULL));
+  /* the file is valid for schemas/reuse.xsd */
+  g_autofree char *xsd = g_build_filename (g_getenv ("PTI_SCHEMA_DIR"), "reuse.xsd", NULL);
+  xmlSchemaParserCtxt *pc = xmlSchemaNewParserCtxt (xsd);
+  xmlSchema *schema = xmlSchemaParse (pc);
+  g_assert_nonnull (schema);
+  xmlSchemaValidCtxt *vc = xmlSchemaNewValidCtxt (schema);
+  g_assert_cmpint (xmlSchemaValidateFile (vc, path, 0), ==, 0);
+  xmlSchemaFreeValidCtxt (vc);
+  xmlSchemaFree (schema);
+  xmlSchemaFreeParserCtxt (pc);
+  const char *from_file = "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\" "
+                          "pattern=\"random\"><reuse file=\"hist.xml\" scale=\"S\"/>"
+                          "</compute></rud>";
+  assert_close (price (MEM, from_file, 1), 1e-9 + 3 * hist_expected (1, l2, mem));
+}
+
+/* The profile read from a file pticalibrate writes gives the same prices. */
+static void
+test_profile_file (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "memory.xml", NULL);
+  g_assert_true (g_file_set_contents (path, "<?xml version=\"1.0\"?>\n<cpu_mem>\n" PROFILES
+                                      "</cpu_mem>\n", -1, NULL));
+  assert_close (price (SYSTEM ("<cpu_mem profile=\"memory.xml\">" CACHES "</cpu_mem>\n"),
+                       LOOP ("bytes=\"16\" working_set=\"W\""), 1),
+                3e-6 + 1000 * 16 * 2e-9);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+static void
+expect (const char *system, const char *rud, const char *where, const char *what)
+{
+  g_autofree char *msg = failure (system, rud);
+  g_assert_nonnull (msg);
+  if (strstr (msg, where) == NULL || strstr (msg, what) == NULL)
+    g_error ("error \"%s\" lacks \"%s\" or \"%s\"", msg, where, what);
+}
+
+static void
+test_errors (void)
+{
+  const char *plain = LOOP ("bytes=\"8\" working_set=\"100\"");
+  expect (SYSTEM ("<cpu_mem>\n<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\">\n<pattern name=\"unit\">\n<point bytes=\"4096\" "
+                  "bandwidth=\"1\" latency=\"1\"/>\n<point bytes=\"1024\" bandwidth=\"1\" "
+                  "latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "system.xml:7: <point>", "increasing working set");
+  expect (SYSTEM ("<cpu_mem>" "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"unit\"><point bytes=\"1\" bandwidth=\"1\" "
+                  "latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "system.xml:", "processes=\"1\") is missing");
+  expect (SYSTEM ("<cpu_mem>" PROFILES "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"unit\"><point bytes=\"1\" bandwidth=\"1\" "
+                  "latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<profile>", "given twice");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"GB/h\" "
+                  "latency_unit=\"ns\"/></cpu_mem>"), plain, "<profile>", "not a known unit");
+  expect (SYSTEM ("<cpu_mem profile=\"missing.xml\"/>"), plain, "<cpu_mem>", "missing.xml");
+  expect ("<computer name=\"c\"><cpu_mem>" PROFILES "</cpu_mem></computer>", plain, "<cpu_mem>",
+          "add one beside");
+  expect (MEM, LOOP ("bytes=\"8\""), "rud.xml:1: <loop>", "bytes needs working_set");
+  expect (MEM, LOOP ("working_set=\"8\""), "rud.xml:1: <loop>", "without bytes");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"strided\""), "<loop>", "needs stride");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"zigzag\""), "<loop>", "'zigzag'");
+  /* a value from parameters out of range, named at pricing */
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"W\""), "rud.xml:1: <loop>", "working_set \"W\" is -1");
+  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">\n<reuse line=\"64\" "
+          "references=\"5\"><bin distance=\"8\" count=\"1\"/>\n<bin distance=\"4\" count=\"1\"/>"
+          "</reuse></compute></rud>", "rud.xml:3: <bin>", "increasing distance");
+  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">\n<reuse line=\"64\" "
+          "references=\"5\"><bin distance=\"8\" count=\"1\"/><cold count=\"1\"/></reuse>"
+          "</compute></rud>", "rud.xml:2: <reuse>", "count 2");
+  expect (SYSTEM ("<cpu_mem>" PROFILES "</cpu_mem>"),
+          "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\"><reuse line=\"64\" "
+          "references=\"1\"><cold count=\"1\"/></reuse></compute></rud>", "<compute>",
+          "no <cache> levels");
+  g_autofree char *path = g_build_filename (tmpdir, "bad-hist.xml", NULL);
+  g_assert_true (g_file_set_contents (path, "<reuse line=\"64\" references=\"1\">\n"
+                                      "<bin distance=\"-2\" count=\"1\"/></reuse>\n", -1, NULL));
+  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\"><reuse file=\"bad-hist.xml\"/>"
+          "</compute></rud>", "bad-hist.xml:2: <bin>", "not a non-negative number");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmpdir = g_dir_make_tmp ("test-cpu-mem-XXXXXX", NULL);
+  g_assert_nonnull (tmpdir);
+  g_test_add_func ("/cpu-mem/unit", test_unit);
+  g_test_add_func ("/cpu-mem/strided-random", test_strided_random);
+  g_test_add_func ("/cpu-mem/reuse", test_reuse);
+  g_test_add_func ("/cpu-mem/profile-file", test_profile_file);
+  g_test_add_func ("/cpu-mem/errors", test_errors);
+  int rc = g_test_run ();
+  const char *names[] = { "system.xml", "rud.xml", "hist.xml", "memory.xml", "bad-hist.xml" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    g_autofree char *p = g_build_filename (tmpdir, names[i], NULL);
+    g_unlink (p);
+  }
+  g_rmdir (tmpdir);
+  g_free (tmpdir);
+  return rc;
+}
