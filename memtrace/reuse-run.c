@@ -53,10 +53,15 @@ pti_reuse_run (const char *valgrind, char *const *argv, PtiReuseStream *s, GErro
     g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "pipe: %s", g_strerror (errno));
     return FALSE;
   }
+  /* A 1 MiB pipe (if allowed): lackey writes small pieces, and each full
+   * 64 KiB default pipe costs both processes a switch. */
+  (void) fcntl (fds[0], F_SETPIPE_SZ, 1 << 20);
   g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (args, g_strdup (vg));
   g_ptr_array_add (args, g_strdup ("--tool=lackey"));
   g_ptr_array_add (args, g_strdup ("--trace-mem=yes"));
+  /* lackey counts instructions and jumps by default: work for nothing here */
+  g_ptr_array_add (args, g_strdup ("--basic-counts=no"));
   g_ptr_array_add (args, g_strdup_printf ("--log-fd=%d", LOG_FD));
   g_ptr_array_add (args, g_strdup (prog));
   for (guint i = 1; argv[i] != NULL; i++)
