@@ -136,21 +136,7 @@ read_input (const char *input, PtiReuseStream *s, GError **error)
     g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "%s: %s", input, g_strerror (errno));
     return FALSE;
   }
-  enum { CHUNK = 1 << 20 };
-  g_autofree char *buf = g_malloc (CHUNK);
-  gboolean ok = TRUE;
-  for (;;) {
-    ssize_t n = read (fd, buf, CHUNK);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "%s: %s", input, g_strerror (errno));
-      ok = FALSE;
-      break;
-    }
-    if (n == 0 || !(ok = pti_reuse_stream_push (s, buf, (gsize) n, error)))
-      break;
-  }
+  gboolean ok = pti_reuse_stream_read_fd (s, fd, input, error);
   if (fd != STDIN_FILENO)
     close (fd);
   return ok && pti_reuse_stream_finish (s, error);

@@ -11,7 +11,6 @@
 
 /* The descriptor lackey writes to in valgrind's process (--log-fd). */
 #define LOG_FD 3
-#define CHUNK (1 << 20)
 
 static char *
 find_program (const char *name)
@@ -88,25 +87,7 @@ pti_reuse_run (const char *valgrind, char *const *argv, PtiReuseStream *s, GErro
     _exit (127);
   }
   close (fds[1]);
-  g_autofree char *buf = g_malloc (CHUNK);
-  gboolean ok = TRUE;
-  for (;;) {
-    ssize_t n = read (fds[0], buf, CHUNK);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "reading valgrind's trace: %s",
-                   g_strerror (errno));
-      ok = FALSE;
-      break;
-    }
-    if (n == 0)
-      break;
-    if (!pti_reuse_stream_push (s, buf, (gsize) n, error)) {
-      ok = FALSE;
-      break;
-    }
-  }
+  gboolean ok = pti_reuse_stream_read_fd (s, fds[0], "valgrind's trace", error);
   if (!ok)
     kill (pid, SIGKILL);   /* nothing more would be read: do not let it block on the pipe */
   close (fds[0]);

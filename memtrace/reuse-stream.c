@@ -6,7 +6,9 @@
 #include "include/pti/reuse-region.h"
 
 #include <pti/hmi.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Longer lines are refused: no format here has them, and a binary file fed
  * by mistake must not grow a buffer without end. */
@@ -274,6 +276,26 @@ pti_reuse_stream_push (PtiReuseStream *s, const char *data, gsize len, GError **
   memcpy (s->partial, p, rest);
   s->partial_len = rest;
   return TRUE;
+}
+
+gboolean
+pti_reuse_stream_read_fd (PtiReuseStream *s, int fd, const char *what, GError **error)
+{
+  enum { CHUNK = 1 << 20 };
+  g_autofree char *buf = g_malloc (CHUNK);
+  for (;;) {
+    ssize_t n = read (fd, buf, CHUNK);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "reading %s: %s", what, g_strerror (errno));
+      return FALSE;
+    }
+    if (n == 0)
+      return TRUE;
+    if (!pti_reuse_stream_push (s, buf, (gsize) n, error))
+      return FALSE;
+  }
 }
 
 gboolean

@@ -96,6 +96,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiReuseStream, pti_reuse_stream_free)
  * (PTI_ERROR_INVALID, "NAME:LINE: ...") at the first bad line; the stream
  * is then spent. */
 gboolean pti_reuse_stream_push (PtiReuseStream *s, const char *data, gsize len, GError **error);
+/* Read descriptor @fd to its end, in 1 MiB reads, pushing each: FALSE
+ * with @error (PTI_ERROR_IO naming @what, or the push's error).  Does not
+ * finish the stream nor close @fd. */
+gboolean pti_reuse_stream_read_fd (PtiReuseStream *s, int fd, const char *what, GError **error);
 /* The end of input: the last line if it has no newline, and the region's
  * end checks (a start marker never closed is an error). */
 gboolean pti_reuse_stream_finish (PtiReuseStream *s, GError **error);

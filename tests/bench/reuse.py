@@ -139,7 +139,7 @@ def slowdown(args, ks):
         native = min(run(argv)[2] for _ in range(3))
         _, err, tool, _ = run([args.ptireuse, '--region', '-o', hist, '--'] + argv)
         _, _, cg, _ = run(['valgrind', '--tool=callgrind', '--collect-atstart=no', '--cache-sim=yes',
-                           '--callgrind-out-file=' + os.path.join(args.work, 'callgrind.time.out')]
+                           '--callgrind-out-file=' + os.path.join(args.work, 'callgrind.time.%s.out' % name)]
                           + argv)
         print('%-8s %-16s %10.3f %10.2f %9.0f %10.2f %9.0f' % (name, size, native, tool,
                                                              tool / native, cg, cg / native))
