@@ -2,14 +2,16 @@
  * the measuring side of Delphi's memory model (issue 15.3; README.md).
  * Internal to ptireuse and the tests.
  *
- * Three parts, one per file:
+ * Four parts, one per file:
  *   reuse.c         PtiReuse: the LRU stack distance of every reference,
  *                   O(log n) each, binned by powers of two;
  *   reuse-stream.c  PtiReuseStream: text address streams (raw, or valgrind
  *                   lackey's --trace-mem output) pushed in chunks of any
  *                   size, each reference fed to a PtiReuse;
  *   reuse-xml.c     the <reuse> document (schemas/reuse.xsd): writing,
- *                   reading, and the misses it predicts for an LRU cache. */
+ *                   reading, and the misses it predicts for an LRU cache;
+ *   reuse-run.c     a program run under valgrind lackey, its trace piped
+ *                   into a stream. */
 #pragma once
 
 #include <glib.h>

@@ -165,8 +165,9 @@ def misses_table(args, rows):
             err = (pred - cgm) / cgm if cgm else float('nan')
             if cgm:
                 errors.append(abs(err))
-            print('%-8s %-16s %8s %12d %12.0f %12d %+7.1f%%' % (name, size, human(cache), refs, pred,
-                                                             cgm, 100 * err))
+            shown = '%+7.1f%%' % (100 * err) if cgm else ('  exact' if pred == 0 else '      -')
+            print('%-8s %-16s %8s %12d %12.0f %12d %8s' % (name, size, human(cache), refs, pred, cgm,
+                                                        shown))
         print('#   %s %s: %s' % (name, size, summary))
     if errors:
         errors.sort()
