@@ -175,12 +175,47 @@ def misses_table(args, rows):
             100 * errors[len(errors) // 2], 100 * errors[-1]))
 
 
+def cachegrind_whole(args):
+    """Table 4: a whole run (no region) against cachegrind, read through
+    cg_annotate: cachegrind 3.19 cannot restrict itself to a region (its
+    client requests came with 3.22), so the comparison is the whole
+    program, the loader and libc included."""
+    caches = CACHES_QUICK if args.quick else CACHES
+    n = 65536
+    argv = [args.triad, str(n), '2']
+    hist = os.path.join(args.work, 'hist.triad-whole.xml')
+    run([args.ptireuse, '-q', '-o', hist, '--'] + argv)
+    out, _, _, _ = run([args.ptireuse, 'misses', hist, '--cache', ','.join(str(c) for c in caches)])
+    refs = int(re.search(r'(\d+) references', out).group(1))
+    predicted = [float(l.split('\t')[2]) for l in out.splitlines()[2:]]
+    print('## 4. Whole run (no region) against cachegrind\'s D1 misses (cg_annotate), %d-way' % ASSOC)
+    print('%-8s %-16s %8s %12s %12s %12s %8s' % ('kernel', 'size', 'cache', 'references',
+                                                  'predicted', 'cachegrind', 'error'))
+    for cache, pred in zip(caches, predicted):
+        cgout = os.path.join(args.work, 'cachegrind.%d.out' % cache)
+        run(['valgrind', '--tool=cachegrind', '--D1=%d,%d,64' % (cache, ASSOC), '--I1=32768,8,64',
+             '--LL=%d,16,64' % (64 << 20), '--cachegrind-out-file=' + cgout] + argv)
+        ann, _, _, _ = run(['cg_annotate', cgout])
+        # the PROGRAM TOTALS line, in the order of its "Events shown" line
+        ev = re.search(r'^Events shown:\s+(.*)$', ann, re.M).group(1).split()
+        line = re.search(r'^(.*)PROGRAM TOTALS', ann, re.M).group(1)
+        tot = re.sub(r'\([^)]*\)', ' ', line).split()      # counts, without the percentages
+        e = dict(zip(ev, (int(x.replace(',', '')) for x in tot)))
+        cgm = e['D1mr'] + e['D1mw']
+        err = (pred - cgm) / cgm if cgm else float('nan')
+        print('%-8s %-16s %8s %12d %12.0f %12d %+7.1f%%' % ('triad', '3x%s whole' % human(8 * n),
+                                                         human(cache), refs, pred, cgm, 100 * err))
+    print('#   data references: ptireuse %d (lines touched), cachegrind %d (Dr + Dw)' % (
+        refs, e['Dr'] + e['Dw']))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ('ptireuse', 'gen', 'triad', 'cg', 'sweep3d', 'work'):
         ap.add_argument('--' + a, default='')
     ap.add_argument('--quick', action='store_true')
-    ap.add_argument('--only', default='hist,triad,cg,sweep3d')
+    ap.add_argument('--only', default='hist,cachegrind,triad,cg,sweep3d')
     args = ap.parse_args()
     args.only = args.only.split(',')
     with open('/proc/loadavg') as f:
@@ -191,6 +226,8 @@ def main():
     print()
     if 'hist' in args.only:
         histogram_cost(args)
+    if 'cachegrind' in args.only:
+        cachegrind_whole(args)
     ks = kernels(args)
     if ks:
         rows = slowdown(args, ks)

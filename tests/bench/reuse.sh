@@ -11,18 +11,20 @@
 #      lackey dominates), and callgrind's for comparison;
 #   3. per kernel, size and cache size: predicted misses (ptireuse --region,
 #      ptireuse misses) against callgrind's simulated D1 misses in the same
-#      marked region, and the error.
+#      marked region, and the error;
+#   4. (first, "cachegrind") the triad's whole run against cachegrind's D1
+#      misses read with cg_annotate (cachegrind 3.19 has no region).
 # Kernels: STREAM's triad (tests/bench/reuse/triad.c: the accuracy suite's
 # STREAM is HPC Challenge's binary, without markers), and the accuracy
 # suite's CG and Sweep3D wavefront (tests/accuracy/programs/, whose timed
 # part is marked), one rank, run as MPI singletons under valgrind.
-# --only: hist, triad, cg, sweep3d (comma-separated; default all).
+# --only: hist, cachegrind, triad, cg, sweep3d (comma-separated; default all).
 # --quick: fewer sizes and caches, 1 M references a stream.
 # Needs valgrind (Debian: valgrind), cc, and mpicc for CG and Sweep3D.
 # The machine may be shared: CPU times are noisy, callgrind counts are not.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-quick= only=hist,triad,cg,sweep3d
+quick= only=hist,cachegrind,triad,cg,sweep3d
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -36,7 +38,7 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$root" >/dev/null
 fi
 meson compile -C "$build" >/dev/null
-for tool in valgrind callgrind_annotate cc; do
+for tool in valgrind callgrind_annotate cg_annotate cc; do
   command -v $tool >/dev/null || { echo "reuse.sh: $tool not found (Debian: valgrind, gcc)" >&2; exit 1; }
 done
 work=$build/reuse-bench
