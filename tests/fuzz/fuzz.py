@@ -7,7 +7,8 @@
         a short run: the seeds, then mutations, RUNS executions in all
 
 Targets: hmc, workload, rud, expr, changes, trace, capture (pticapture's
-rank files, seeded from tests/fuzz/seeds/capture only).  The seeds are taken
+rank files, seeded from tests/fuzz/seeds/capture only), reuse (ptireuse's
+address streams; a seed's first byte picks the format, see fuzz-reuse.c).  The seeds are taken
 from the tree as it is (configs, examples, the tests' data files), so they
 follow the formats as they change; tests/fuzz/seeds/TARGET holds inputs
 written for a target, among them every input a fuzzer found (regress-*).
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ("hmc", "workload", "rud", "expr", "changes", "trace", "capture")
+TARGETS = ("hmc", "workload", "rud", "expr", "changes", "trace", "capture", "reuse")
 
 # Where each target's inputs are in the tree (globs under SOURCE_ROOT).
 FILES = {
@@ -32,6 +33,8 @@ FILES = {
     "trace": ["tests/trace/samples/*.xml", "tests/trace/golden/*.xml",
               "tests/ptitrace/samples/*.xml"],
 }
+# Seeds whose files need a first byte (the mode) before them: raw streams.
+PREFIXED = {"reuse": (b"\x00", ["tests/reuse/data/*.txt"])}
 # Files whose <rud> elements and attribute values seed "rud" and "expr".
 XML_SOURCES = ["wsl/examples/*.xml", "tests/workload/data/*.xml", "tests/cli/data/*.xml",
                "tests/collectives/data/*.xml", "tests/conformance/data/*rud*.xml"]
@@ -52,6 +55,12 @@ def seeds(target, outdir, root):
     for p in paths:
         with open(p, "rb") as f:
             write(outdir, f.read())
+    if target in PREFIXED:
+        prefix, patterns = PREFIXED[target]
+        for pattern in patterns:
+            for p in sorted(glob.glob(os.path.join(root, pattern))):
+                with open(p, "rb") as f:
+                    write(outdir, prefix + f.read())
     if target in ("rud", "expr"):
         for pattern in XML_SOURCES:
             for p in sorted(glob.glob(os.path.join(root, pattern))):

@@ -36,6 +36,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The timed part is the kernel ptireuse --region measures (tests/bench/reuse.sh). */
+#include "../../../memtrace/include/pti/reuse-region.h"
+
 #define CGITMAX 25
 
 static const struct {
@@ -352,6 +355,7 @@ main (int argc, char **argv)
   double t0 = MPI_Wtime (), c0 = cpu_s ();
   int timeron = 0;
   MPI_Bcast (&timeron, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  PTI_REUSE_START ();
   for (int it = 0; it <= niter; it++) {   /* it = 0: the untimed warm-up */
     /* ---- conj_grad ---- */
     for (long j = 0; j < na + 1; j++) {   /* init */
@@ -414,6 +418,7 @@ main (int argc, char **argv)
     if (it == 0)
       MPI_Barrier (MPI_COMM_WORLD);
   }
+  PTI_REUSE_STOP ();
   double t = MPI_Wtime () - t0, tmax;
   MPI_Reduce (&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   t = MPI_Wtime () - t0;                   /* the reduce is the workload's last call */

@@ -30,6 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The timed part is the kernel ptireuse --region measures (tests/bench/reuse.sh). */
+#include "../../../memtrace/include/pti/reuse-region.h"
+
 typedef struct {
   int npe_i, npe_j, it, jt, kt, mk, mm, mmi, iterations;
 } Params;
@@ -356,6 +359,7 @@ main (int argc, char **argv)
   /* timed part */
   MPI_Barrier (MPI_COMM_WORLD);
   double err = 0;
+  PTI_REUSE_START ();
   for (int its = 1; its <= p.iterations; its++) {
     source (&g);
     for (int iq = 1; iq <= 8; iq++) {
@@ -386,6 +390,7 @@ main (int argc, char **argv)
     double local = flux_err (&g);
     MPI_Allreduce (&local, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
+  PTI_REUSE_STOP ();
   MPI_Barrier (MPI_COMM_WORLD);
 
   /* after the timed part: balance and 8 global sums */
