@@ -214,7 +214,7 @@ printf '  %-22s %11s %11s %8s %12s %7s %11s %11s %9s\n' program measured predict
 largest= largest_bytes=0
 while read -r name; do
   t=$traces/$name
-  bytes=$(du -sb "$t" | cut -f1)
+  bytes=$(du -sbL "$t" | cut -f1)
   if [ "$bytes" -gt "$largest_bytes" ]; then largest=$name largest_bytes=$bytes; fi
   # each rank's span from its own clock (ranks' clocks are not shared)
   measured=$(for r in $(seq 0 $(( $(ls "$t"/rank-*.ptc | wc -l) - 1 ))); do
