@@ -143,6 +143,12 @@ void pti_coll_set_arithmetic (PtiContext *ctx, gboolean priced);
 gboolean pti_coll_istart (PtiContext *ctx, const PtiComm *comm, CollKind kind, guint rank,
                           guint root, guint64 n, const guint64 *sendv, const guint64 *recvv,
                           PtiRequest *request, GError **error);
+/* A blocking collective of any kind, with the arguments pti_coll_istart
+ * takes (the pti_mpi_*_comm calls in one: a replay that reads the kind from
+ * its trace calls this instead of a switch over them). */
+gboolean pti_coll_call (PtiContext *ctx, const PtiComm *comm, CollKind kind, guint rank,
+                        guint root, guint64 n, const guint64 *sendv, const guint64 *recvv,
+                        GError **error);
 /* Makes the rest of @rec's algorithm, once what its call posted is waited
  * for (nbc.c). */
 gboolean pti_coll_nbc_finish (PtiContext *ctx, const NbcRecord *rec, GError **error);

@@ -1415,6 +1415,13 @@ collective (PtiContext *ctx, const PtiComm *comm, CollKind kind, guint rank, gui
   return pti_wsl_appended (ctx, error);
 }
 
+gboolean
+pti_coll_call (PtiContext *ctx, const PtiComm *comm, CollKind kind, guint rank, guint root,
+               guint64 n, const guint64 *sendv, const guint64 *recvv, GError **error)
+{
+  return collective (ctx, comm, kind, rank, root, n, sendv, recvv, error);
+}
+
 /* ---- non-blocking ---------------------------------------------------------------------------
  *
  * MPICH makes a non-blocking collective a schedule of the blocking

@@ -9,7 +9,6 @@
 #include "replay.h"
 
 #include "registry.h"
-#include "replay-capture.h"
 #include "xml.h"
 
 #include <math.h>
@@ -658,9 +657,6 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   gboolean built;
   if (!d->workload_file) {
     built = d->build (ctx, d->user_data, &error);
-  } else if (pti_capture_looks_like (workload_file)) {
-    format = PTI_SOURCE_CAPTURE;
-    built = pti_capture_replay_build (ctx, workload_file, &error);
   } else {
     built = pti_workload_build (ctx, workload_file, notes, &format, &error);
   }

@@ -3,7 +3,8 @@
  * time, when the evaluation needs that rank, so memory holds the requests
  * and communicators in flight, never the run.  What each call becomes:
  * capture/README.md, section "Replay". */
-#include "replay-capture.h"
+#include "replay.h"
+#include "coll-private.h"
 
 #include <string.h>
 
@@ -11,14 +12,25 @@
 #include "pti/wsl.h"
 
 #define BATCH 32          /* device uses appended per pull: the WSL's advice */
-#define NO_REQUEST G_MAXUINT   /* a request whose peer was MPI_PROC_NULL */
+
+/* What a captured request is in the replay, kept per rank by its capture
+ * id: REQ_ACTIVE with the pti request that stands for it; REQ_NONE active
+ * with nothing to wait for (a peer MPI_PROC_NULL, a collective of one
+ * rank, a receive from MPI_ANY_SOURCE, posted when its completion says
+ * from where); REQ_IDLE a persistent request not started. */
+enum { REQ_ACTIVE, REQ_NONE, REQ_IDLE };
+#define REQ_PACK(state, req) ((gpointer) (gsize) ((((guint64) (req)) << 2 | (state)) + 1))
+#define REQ_STATE(v) ((guint) (((gsize) (v) - 1) & 3))
+#define REQ_PTI(v) ((PtiRequest) (((gsize) (v) - 1) >> 2))
 
 typedef struct {
   PtiCaptureRank *reader;
-  GHashTable *requests;   /* capture id -> pti request + 1 (or NO_REQUEST + 1) */
+  GHashTable *requests;   /* capture id -> REQ_PACK */
+  GArray *orphans;        /* PtiRequest: freed by MPI_Request_free while active */
   gboolean started;       /* past MPI_Init: bursts before it are start-up, not the program */
   gboolean ended;         /* the reader said the file is through */
   guint64 t_done;         /* ns: computation replayed up to here */
+  guint32 mprobe_comm;    /* the communicator of the last matched probe (MPI_Mrecv has none) */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -30,51 +42,38 @@ typedef struct _CaptureSource {
   PtiCaptureTrace *trace;
   guint n;
   RankState *ranks;
-  PtiRud *burst;
-  guint burst_slot;
-  guint64 *sbytes, *rbytes;    /* alltoallv rows, n each */
+  GHashTable *comms;           /* communicator key (guint64 *) -> PtiComm *, shared by its ranks */
   PtiRequest *reqs;            /* waitall scratch */
   guint n_reqs;
-  GHashTable *skipped;         /* call name -> count (not replayed, reported) */
+  PtiReplayNotes *notes;       /* what is not replayed, by name (outlives the source) */
   char *dir;
 } CaptureSource;
+
+/* Where a call communicates: @comm (NULL: the world) with peers given as
+ * ranks of it, or, with @by_world, the world with peers given as world
+ * ranks (MPI_COMM_SELF and inter-communicators); @size its ranks. */
+typedef struct {
+  const PtiComm *comm;
+  gboolean by_world, inter;
+  guint size;
+} Where;
 
 static void
 capture_source_free (gpointer data)
 {
   CaptureSource *s = data;
-  if (g_hash_table_size (s->skipped) > 0) {
-    /* Never dropped silently: the calls that did not take part say so. */
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init (&it, s->skipped);
-    while (g_hash_table_iter_next (&it, &k, &v))
-      g_printerr ("pti: %s: %s not replayed (%" G_GUINT64_FORMAT " calls over all ranks)\n",
-                  s->dir, (const char *) k, (guint64) GPOINTER_TO_SIZE (v));
-  }
   for (guint r = 0; r < s->n; r++) {
     if (s->ranks[r].reader)
       pti_capture_rank_free (s->ranks[r].reader);
-    if (s->ranks[r].requests)
-      g_hash_table_destroy (s->ranks[r].requests);
+    g_hash_table_destroy (s->ranks[r].requests);
+    g_array_unref (s->ranks[r].orphans);
   }
   g_free (s->ranks);
-  pti_rud_unref (s->burst);
-  g_free (s->sbytes);
-  g_free (s->rbytes);
+  g_hash_table_destroy (s->comms);
   g_free (s->reqs);
-  g_hash_table_destroy (s->skipped);
   pti_capture_trace_free (s->trace);
   g_free (s->dir);
   g_free (s);
-}
-
-static void
-skip (CaptureSource *s, const PtiCaptureEvent *ev)
-{
-  gpointer old = g_hash_table_lookup (s->skipped, ev->name);
-  g_hash_table_insert (s->skipped, (gpointer) g_intern_string (ev->name),
-                       GSIZE_TO_POINTER (GPOINTER_TO_SIZE (old) + ev->count));
 }
 
 static gboolean
@@ -87,32 +86,110 @@ fail (GError **error, const CaptureSource *s, guint rank, const PtiCaptureEvent 
   return FALSE;
 }
 
-/* A communicator whose members are the world in order: collectives on it
- * are the WSL's world collectives. */
+/* The pti communicator of captured communicator @c (first seen by @rank in
+ * call @ev): one per key, made at its first sight by any member, over the
+ * world ranks the capture gives; its name says where it came from. */
 static gboolean
-is_world (const CaptureSource *s, const PtiCaptureEvent *ev)
+where_of (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+          guint32 id, const PtiCaptureComm *c, Where *w, GError **error)
 {
-  const PtiCaptureComm *c = ev->comm_info;
-  if (ev->comm == PTI_COMM_WORLD_ID)
+  *w = (Where) { .size = s->n };
+  if (id == PTI_COMM_WORLD_ID)
     return TRUE;
-  if (c == NULL || c->inter || c->n_members != s->n)
-    return FALSE;
-  for (guint i = 0; i < s->n; i++)
-    if (c->members[i] != (gint32) i)
+  if (c == NULL)
+    return fail (error, s, rank, ev, "its communicator is not one the trace defines");
+  if (c->inter) {
+    *w = (Where) { .by_world = TRUE, .inter = TRUE, .size = c->n_members };
+    return TRUE;
+  }
+  if (c->n_members <= 1) {
+    *w = (Where) { .by_world = TRUE, .size = c->n_members };
+    return TRUE;
+  }
+  PtiComm *pc = g_hash_table_lookup (s->comms, &c->key);
+  if (pc == NULL) {
+    guint *members = g_new (guint, c->n_members);
+    for (guint i = 0; i < c->n_members; i++) {
+      if (c->members[i] < 0 || (guint) c->members[i] >= s->n) {
+        g_free (members);
+        return fail (error, s, rank, ev, "its communicator has a member outside MPI_COMM_WORLD "
+                     "(a spawned or connected process): not replayed");
+      }
+      members[i] = (guint) c->members[i];
+    }
+    g_autofree char *name = g_strdup_printf ("communicator %u of rank %u", id, rank);
+    pc = pti_comm_create (ctx, NULL, name, c->n_members, members, error);
+    g_free (members);
+    if (pc == NULL) {
+      g_prefix_error (error, "%s: rank %u, call %" G_GUINT64_FORMAT " (%s): ", s->dir, rank,
+                      ev->index, ev->name);
       return FALSE;
+    }
+    g_hash_table_insert (s->comms, g_memdup2 (&c->key, sizeof c->key), pc);
+  }
+  *w = (Where) { .comm = pc, .size = c->n_members };
   return TRUE;
 }
 
-static void
-remember (RankState *st, guint64 id, PtiRequest req)
+static gboolean
+where_of_event (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+                Where *w, GError **error)
 {
-  g_hash_table_insert (st->requests, GSIZE_TO_POINTER (id), GSIZE_TO_POINTER ((gsize) req + 1));
+  return where_of (s, ctx, rank, ev, ev->comm, ev->comm_info, w, error);
+}
+
+static inline guint
+peer_in (const Where *w, gint32 peer, gint32 peer_world)
+{
+  return (guint) (w->by_world ? peer_world : peer);
+}
+
+static void
+remember (RankState *st, guint64 id, guint state, PtiRequest req)
+{
+  g_hash_table_insert (st->requests, GSIZE_TO_POINTER (id), REQ_PACK (state, req));
+}
+
+/* Posts a send or receive of request @q (a non-blocking call, or a
+ * persistent request started) and remembers it under @id. */
+static gboolean
+post (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev, guint64 id,
+      const PtiCaptureRequest *q, guint *appended, GError **error)
+{
+  RankState *st = &s->ranks[rank];
+  if (q->peer < 0) {   /* MPI_PROC_NULL; MPI_ANY_SOURCE, posted at its completion */
+    remember (st, id, REQ_NONE, 0);
+    return TRUE;
+  }
+  const PtiCaptureComm *c = q->comm == ev->comm ? ev->comm_info
+                                                : pti_capture_rank_comm (st->reader, q->comm);
+  Where w;
+  if (!where_of (s, ctx, rank, ev, q->comm, c, &w, error))
+    return FALSE;
+  gint32 world = w.by_world ? (q->comm == PTI_COMM_WORLD_ID ? q->peer
+                               : (c->inter ? c->remote[q->peer] : c->members[q->peer]))
+                            : q->peer;
+  guint peer = (guint) world;
+  PtiRequest req;
+  gboolean ok;
+  if (q->is_recv)
+    ok = pti_mpi_irecv_comm (ctx, w.comm, rank, peer, q->bytes, q->tag, &req, error);
+  else if (q->code == PTI_C_Issend || q->code == PTI_C_Ssend_init)
+    ok = pti_mpi_issend_comm (ctx, w.comm, rank, peer, q->bytes, q->tag, &req, error);
+  else
+    ok = pti_mpi_isend_comm (ctx, w.comm, rank, peer, q->bytes, q->tag, &req, error);
+  if (!ok)
+    return FALSE;
+  (*appended)++;
+  remember (st, id, REQ_ACTIVE, req);
+  return TRUE;
 }
 
 /* Completes the requests a wait or test call completed, each by the request
  * MPI says completed (a waitany's pick is known from the capture).  A
- * receive from MPI_ANY_SOURCE was not posted at its Irecv (its source was
- * unknown then): it is posted here, from the source the status gave. */
+ * receive from MPI_ANY_SOURCE (or MPI_Imrecv) was not posted at its call
+ * (its source was unknown then): it is posted here, from the source the
+ * status gave. */
 static gboolean
 complete (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
           guint *appended, GError **error)
@@ -129,26 +206,114 @@ complete (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *
       continue;
     gpointer v;
     if (!g_hash_table_lookup_extended (st->requests, GSIZE_TO_POINTER (c->request), NULL, &v))
-      continue;   /* a request of a call not replayed (counted there) */
+      continue;   /* a request of a call not replayed (noted there) */
     gboolean persistent = c->info && c->info->persistent;
-    if (!persistent)
+    if (persistent)
+      remember (st, c->request, REQ_IDLE, 0);
+    else
       g_hash_table_remove (st->requests, GSIZE_TO_POINTER (c->request));
-    guint req = (guint) (GPOINTER_TO_SIZE (v) - 1);
-    if (req == NO_REQUEST) {
-      if (c->info == NULL || !c->info->is_recv || c->info->peer != PTI_PEER_ANY)
-        continue;
-      if (c->source_world < 0)
-        continue;   /* from MPI_PROC_NULL */
-      if (!pti_mpi_irecv (ctx, rank, (guint) c->source_world, c->bytes, c->tag, &req, error))
+    if (c->cancelled) {
+      /* It took no message.  One posted from MPI_ANY_SOURCE was not posted
+       * yet: nothing to do.  The engine cannot withdraw one it has. */
+      if (REQ_STATE (v) == REQ_ACTIVE)
+        return fail (error, s, rank, ev, "completes a request that MPI_Cancel withdrew: pti "
+                     "cannot withdraw a posted send or receive, so this run is not replayed");
+      pti_replay_notes_add (s->notes, "cancelled requests", "MPI_Cancel withdrew them before "
+                            "they took a message: nothing to replay", 1);
+      continue;
+    }
+    PtiRequest req = REQ_PTI (v);
+    if (REQ_STATE (v) != REQ_ACTIVE) {
+      if (c->info == NULL || !c->info->is_recv || c->info->peer != PTI_PEER_ANY
+          || c->source_world < 0 || !c->has_bytes)
+        continue;   /* nothing to wait for, or from MPI_PROC_NULL */
+      guint32 cid = c->info->code == PTI_C_Imrecv ? st->mprobe_comm : c->info->comm;
+      const PtiCaptureComm *cc = cid == ev->comm ? ev->comm_info
+                                                 : pti_capture_rank_comm (st->reader, cid);
+      Where w;
+      if (!where_of (s, ctx, rank, ev, cid, cc, &w, error))
         return FALSE;
+      if (!pti_mpi_irecv_comm (ctx, w.comm, rank, peer_in (&w, c->source, c->source_world),
+                               c->bytes, c->tag, &req, error))
+        return FALSE;
+      (*appended)++;
     }
     s->reqs[n++] = req;
   }
   if (n == 0)
     return TRUE;
-  *appended += n;
+  *appended += 1;
   return n == 1 ? pti_mpi_wait (ctx, rank, s->reqs[0], error)
                 : pti_mpi_waitall (ctx, rank, n, s->reqs, error);
+}
+
+/* MPI_Start(all): each persistent request posts what it was made for. */
+static gboolean
+start (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+       guint *appended, GError **error)
+{
+  for (guint i = 0; i < ev->n_requests; i++) {
+    const PtiCaptureCompletion *c = &ev->requests[i];
+    if (c->info == NULL || !c->info->persistent)
+      return fail (error, s, rank, ev, "starts a request that is not persistent");
+    if (!post (s, ctx, rank, ev, c->request, c->info, appended, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* MPI_Request_free: a request freed while active still completes (MPI
+ * lets it): its pti request is waited for at MPI_Finalize. */
+static void
+request_free (CaptureSource *s, guint rank, const PtiCaptureEvent *ev)
+{
+  RankState *st = &s->ranks[rank];
+  for (guint i = 0; i < ev->n_requests; i++) {
+    gpointer v;
+    guint64 id = ev->requests[i].request;
+    if (!g_hash_table_lookup_extended (st->requests, GSIZE_TO_POINTER (id), NULL, &v))
+      continue;
+    if (REQ_STATE (v) == REQ_ACTIVE) {
+      PtiRequest req = REQ_PTI (v);
+      g_array_append_val (st->orphans, req);
+    }
+    g_hash_table_remove (st->requests, GSIZE_TO_POINTER (id));
+  }
+}
+
+static gint
+by_id (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* At MPI_Finalize: the active requests the program never completed join
+ * the orphans (in the order they were made), noted by count. */
+static gboolean
+leaked (CaptureSource *s, guint rank)
+{
+  RankState *st = &s->ranks[rank];
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, st->requests);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (REQ_STATE (v) == REQ_ACTIVE) {
+      guint64 id = GPOINTER_TO_SIZE (k);
+      g_array_append_val (ids, id);
+    }
+  g_array_sort (ids, by_id);
+  for (guint i = 0; i < ids->len; i++) {
+    gpointer key = GSIZE_TO_POINTER (g_array_index (ids, guint64, i));
+    PtiRequest req = REQ_PTI (g_hash_table_lookup (st->requests, key));
+    g_array_append_val (st->orphans, req);
+    g_hash_table_remove (st->requests, key);
+  }
+  if (ids->len > 0)
+    pti_replay_notes_add (s->notes, "requests the program never completed", "completed at "
+                          "MPI_Finalize, as MPI completes them", ids->len);
+  return TRUE;
 }
 
 static gboolean
@@ -157,8 +322,9 @@ replay_burst (CaptureSource *s, PtiContext *ctx, guint rank, guint64 ns, guint *
 {
   if (!s->ranks[rank].started || ns == 0)
     return TRUE;
-  pti_symbols_set (pti_context_get_symbols (ctx), s->burst_slot, (double) ns);
-  if (!pti_use (ctx, rank, s->burst, error))
+  /* The wall time between the calls, priced by the computer's CPU model
+   * (cpu-time, or cpu-clc with a speed_ratio: t / speed_ratio). */
+  if (!pti_use_time (ctx, rank, ns * 1e-9, error))
     return FALSE;
   (*appended)++;
   return TRUE;
@@ -187,6 +353,131 @@ replay_mark (const PtiCaptureMark *m, gpointer data, GError **error)
   return ok;
 }
 
+/* The collective of capture code @code (blocking 53-69, non-blocking 71-87
+ * the same order), COLL_N if none. */
+static CollKind
+coll_kind (guint code)
+{
+  static const CollKind kinds[] = {
+    COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_GATHERV,
+    COLL_SCATTER, COLL_SCATTERV, COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL,
+    COLL_ALLTOALLV, COLL_ALLTOALLV /* alltoallw: bytes per peer, as alltoallv */,
+    COLL_REDUCE_SCATTER, COLL_REDUCE_SCATTER_BLOCK, COLL_SCAN, COLL_EXSCAN,
+  };
+  G_STATIC_ASSERT (G_N_ELEMENTS (kinds) == PTI_C_Exscan - PTI_C_Barrier + 1);
+  G_STATIC_ASSERT (PTI_C_Iexscan - PTI_C_Ibarrier == PTI_C_Exscan - PTI_C_Barrier);
+  if (code >= PTI_C_Barrier && code <= PTI_C_Exscan)
+    return kinds[code - PTI_C_Barrier];
+  if (code >= PTI_C_Ibarrier && code <= PTI_C_Iexscan)
+    return kinds[code - PTI_C_Ibarrier];
+  return COLL_N;
+}
+
+/* A collective call: its block size and vectors as pti's collectives take
+ * them (pti_coll_istart), from what MPI's arguments were on this rank. */
+static gboolean
+replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+                   CollKind kind, guint *appended, GError **error)
+{
+  RankState *st = &s->ranks[rank];
+  gboolean nb = ev->code >= PTI_C_Ibarrier;
+  Where w;
+  if (!where_of_event (s, ctx, rank, ev, &w, error))
+    return FALSE;
+  if (w.inter) {
+    pti_replay_notes_add (s->notes, ev->name, "collectives on inter-communicators: no model "
+                          "(their time is left out)", 1);
+    if (nb)
+      remember (st, ev->request, REQ_NONE, 0);
+    return TRUE;
+  }
+  if (w.size <= 1) {   /* MPI_COMM_SELF and the like: no traffic */
+    if (nb)
+      remember (st, ev->request, REQ_NONE, 0);
+    return TRUE;
+  }
+  guint root = ev->peer >= 0 ? (guint) ev->peer : 0;
+  guint64 n = 0;
+  const guint64 *sendv = NULL, *recvv = NULL;
+  switch (kind) {
+  case COLL_BARRIER:
+    break;
+  case COLL_BCAST: case COLL_REDUCE: case COLL_ALLREDUCE: case COLL_SCAN: case COLL_EXSCAN:
+    n = ev->bytes;
+    break;
+  case COLL_GATHER: case COLL_ALLGATHER: case COLL_ALLTOALL:
+    /* the block each rank sends; MPI_IN_PLACE leaves the receive side */
+    n = ev->in_place ? ev->rbytes : ev->bytes;
+    break;
+  case COLL_SCATTER:
+    /* the block each rank receives; the root in place: the send side */
+    n = ev->in_place ? ev->bytes : ev->rbytes;
+    break;
+  case COLL_REDUCE_SCATTER_BLOCK:
+    n = ev->rbytes;
+    break;
+  case COLL_GATHERV:
+    n = ev->bytes;
+    recvv = ev->n_rcounts > 0 ? ev->rcounts : NULL;
+    break;
+  case COLL_SCATTERV:
+    n = ev->rbytes;
+    sendv = ev->n_scounts > 0 ? ev->scounts : NULL;
+    break;
+  case COLL_ALLGATHERV: case COLL_REDUCE_SCATTER:
+    recvv = ev->rcounts;
+    break;
+  case COLL_ALLTOALLV:
+    sendv = ev->scounts;
+    recvv = ev->rcounts;
+    if (ev->in_place || ev->n_scounts == 0)
+      sendv = ev->rcounts;   /* in place: what a rank receives from j it sends to j */
+    break;
+  default:
+    g_assert_not_reached ();
+  }
+  if ((sendv != NULL && (sendv == ev->scounts ? ev->n_scounts : ev->n_rcounts) != w.size)
+      || (recvv != NULL && ev->n_rcounts != w.size))
+    return fail (error, s, rank, ev, "its count arrays are not one per rank of the communicator");
+  gboolean ok;
+  if (nb) {
+    PtiRequest req;
+    ok = pti_coll_istart (ctx, w.comm, kind, rank, root, n, sendv, recvv, &req, error);
+    if (ok)
+      remember (st, ev->request, req == PTI_REQUEST_NULL ? REQ_NONE : REQ_ACTIVE, req);
+  } else {
+    ok = pti_coll_call (ctx, w.comm, kind, rank, root, n, sendv, recvv, error);
+  }
+  (*appended)++;
+  return ok;
+}
+
+/* MPI functions recorded by name that make no communication: their time is
+ * that of the call, which the replay leaves out as it leaves out every
+ * call's own duration.  Any other function recorded by name is noted. */
+static gboolean
+is_local (const char *name)
+{
+  static const char *const prefixes[] = {
+    "MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
+    "MPI_Comm_compare", "MPI_Comm_group", "MPI_Comm_get_", "MPI_Comm_set_",
+    "MPI_Comm_create_keyval", "MPI_Comm_free_keyval", "MPI_Comm_delete_attr",
+    "MPI_Comm_create_errhandler", "MPI_Comm_call_errhandler", "MPI_Wtime", "MPI_Wtick",
+    "MPI_Type_", "MPI_Get_", "MPI_Group_", "MPI_Cart_coords", "MPI_Cart_get", "MPI_Cart_rank",
+    "MPI_Cart_shift", "MPI_Cart_map", "MPI_Cartdim_get", "MPI_Dims_create", "MPI_Graph_get",
+    "MPI_Graph_map", "MPI_Graph_neighbors", "MPI_Graphdims_get", "MPI_Dist_graph_neighbors",
+    "MPI_Topo_test", "MPI_Errhandler_", "MPI_Error_", "MPI_Add_error_", "MPI_Initialized",
+    "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Info_", "MPI_Attr_",
+    "MPI_Keyval_", "MPI_Pack", "MPI_Unpack", "MPI_Address", "MPI_Alloc_mem", "MPI_Free_mem",
+    "MPI_Buffer_attach", "MPI_Buffer_detach", "MPI_Status_", "MPI_Test_cancelled",
+    "MPI_Op_commutative", "MPI_Pcontrol", "MPI_Request_get_status",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_str_has_prefix (name, prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
             guint *appended, GError **error)
@@ -201,44 +492,84 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     st->started = TRUE;
     return TRUE;
   }
+  if (ev->code == PTI_C_generic) {
+    if (!is_local (ev->name))
+      pti_replay_notes_add (s->notes, ev->name, "no model for this MPI function: its time on "
+                            "the capture host is left out", ev->count);
+    return TRUE;
+  }
   if (ev->count > 1)
-    return TRUE;   /* a REPEAT: polls and name-only calls, nothing to replay but their time */
-  gboolean world = is_world (s, ev);
+    return TRUE;   /* a REPEAT of polls that found nothing: their time is the wait's */
+  if (ev->error != 0) {
+    pti_replay_notes_add (s->notes, "calls that returned an error", "MPI_ERRORS_RETURN: the "
+                          "call did nothing, and is not replayed", 1);
+    return TRUE;
+  }
   gboolean ok = TRUE;
-  PtiRequest req;
-  guint64 bytes;
-  switch (ev->code) {
-  case PTI_C_Send: case PTI_C_Ssend: case PTI_C_Bsend: case PTI_C_Rsend:
-    if (ev->peer_world >= 0) {
-      ok = pti_mpi_send (ctx, rank, (guint) ev->peer_world, ev->bytes, ev->tag, error);
-      (*appended)++;
-    }
+  Where w;
+  CollKind kind = coll_kind (ev->code);
+  switch (kind != COLL_N ? G_MAXUINT : ev->code) {
+  case G_MAXUINT:
+    ok = replay_collective (s, ctx, rank, ev, kind, appended, error);
     break;
-  case PTI_C_Recv: case PTI_C_Mrecv: {
-    gint32 src = ev->has_status && ev->status.has_bytes ? ev->status.source_world : ev->peer_world;
-    bytes = ev->has_status && ev->status.has_bytes ? ev->status.bytes : ev->bytes;
-    gint32 tag = ev->has_status && ev->status.has_bytes ? ev->status.tag : ev->tag;
-    if (src >= 0) {
-      ok = pti_mpi_recv (ctx, rank, (guint) src, bytes, tag, error);
-      (*appended)++;
-    }
+  case PTI_C_Send: case PTI_C_Ssend: case PTI_C_Bsend: case PTI_C_Rsend:
+    if (ev->peer < 0)
+      break;   /* MPI_PROC_NULL */
+    if (!where_of_event (s, ctx, rank, ev, &w, error))
+      return FALSE;
+    ok = ev->code == PTI_C_Ssend
+      ? pti_mpi_ssend_comm (ctx, w.comm, rank, peer_in (&w, ev->peer, ev->peer_world), ev->bytes,
+                            ev->tag, error)
+      : pti_mpi_send_comm (ctx, w.comm, rank, peer_in (&w, ev->peer, ev->peer_world), ev->bytes,
+                           ev->tag, error);
+    (*appended)++;
+    break;
+  case PTI_C_Recv: case PTI_C_Mrecv: case PTI_C_Probe: case PTI_C_Mprobe: {
+    /* from where, with the tag and bytes the status says (so MPI_ANY_SOURCE
+     * and MPI_ANY_TAG are what happened) */
+    if (!ev->has_status || !ev->status.has_bytes || ev->status.source < 0)
+      break;   /* MPI_PROC_NULL */
+    guint32 cid = ev->code == PTI_C_Mrecv ? st->mprobe_comm : ev->comm;
+    if (ev->code == PTI_C_Mprobe)
+      st->mprobe_comm = ev->comm;
+    const PtiCaptureComm *cc = cid == ev->comm ? ev->comm_info
+                                               : pti_capture_rank_comm (st->reader, cid);
+    if (!where_of (s, ctx, rank, ev, cid, cc, &w, error))
+      return FALSE;
+    guint src = peer_in (&w, ev->status.source, ev->status.source_world);
+    ok = ev->code == PTI_C_Recv || ev->code == PTI_C_Mrecv
+      ? pti_mpi_recv_comm (ctx, w.comm, rank, src, ev->status.bytes, ev->status.tag, error)
+      : pti_mpi_probe_comm (ctx, w.comm, rank, src, ev->status.tag, error);
+    (*appended)++;
     break;
   }
-  case PTI_C_Isend: case PTI_C_Issend: case PTI_C_Ibsend: case PTI_C_Irsend:
-    req = NO_REQUEST;
-    if (ev->peer_world >= 0) {
-      ok = pti_mpi_isend (ctx, rank, (guint) ev->peer_world, ev->bytes, ev->tag, &req, error);
-      (*appended)++;
-    }
-    remember (st, ev->request, req);
+  case PTI_C_Iprobe: case PTI_C_Improbe:
+    /* a poll: its time is the wait's; one that found a message is followed
+     * by the receive that takes it */
+    if (ev->code == PTI_C_Improbe && ev->flag)
+      st->mprobe_comm = ev->comm;
     break;
-  case PTI_C_Irecv:
-    req = NO_REQUEST;
-    if (ev->peer_world >= 0) {
-      ok = pti_mpi_irecv (ctx, rank, (guint) ev->peer_world, ev->bytes, ev->tag, &req, error);
-      (*appended)++;
-    }
-    remember (st, ev->request, req);
+  case PTI_C_Isend: case PTI_C_Issend: case PTI_C_Ibsend: case PTI_C_Irsend:
+  case PTI_C_Irecv: case PTI_C_Imrecv: {
+    PtiCaptureRequest q = {
+      .code = ev->code, .peer = ev->code == PTI_C_Imrecv ? PTI_PEER_ANY : ev->peer,
+      .tag = ev->tag, .bytes = ev->bytes, .comm = ev->comm,
+      .is_recv = ev->code == PTI_C_Irecv || ev->code == PTI_C_Imrecv,
+    };
+    if (ev->code == PTI_C_Imrecv && st->mprobe_comm == 0)
+      return fail (error, s, rank, ev, "no matched probe (MPI_Mprobe, MPI_Improbe) before it");
+    ok = post (s, ctx, rank, ev, ev->request, &q, appended, error);
+    break;
+  }
+  case PTI_C_Send_init: case PTI_C_Ssend_init: case PTI_C_Bsend_init: case PTI_C_Rsend_init:
+  case PTI_C_Recv_init:
+    remember (st, ev->request, REQ_IDLE, 0);   /* posted by each MPI_Start */
+    break;
+  case PTI_C_Start: case PTI_C_Startall:
+    ok = start (s, ctx, rank, ev, appended, error);
+    break;
+  case PTI_C_Request_free:
+    request_free (s, rank, ev);
     break;
   case PTI_C_Wait: case PTI_C_Waitall: case PTI_C_Waitany: case PTI_C_Waitsome:
   case PTI_C_Test: case PTI_C_Testall: case PTI_C_Testany: case PTI_C_Testsome:
@@ -247,60 +578,59 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     break;
   case PTI_C_Sendrecv: case PTI_C_Sendrecv_replace: {
     /* Both halves in flight at once, as MPI_Sendrecv does. */
+    if (!where_of_event (s, ctx, rank, ev, &w, error))
+      return FALSE;
     PtiRequest pair[2];
     guint k = 0;
-    gint32 src = ev->has_status && ev->status.has_bytes ? ev->status.source_world : ev->rpeer_world;
-    bytes = ev->has_status && ev->status.has_bytes ? ev->status.bytes : ev->rbytes;
-    if (src >= 0)
-      ok = pti_mpi_irecv (ctx, rank, (guint) src, bytes, ev->rtag, &pair[k++], error);
-    if (ok && ev->peer_world >= 0)
-      ok = pti_mpi_isend (ctx, rank, (guint) ev->peer_world, ev->bytes, ev->tag, &pair[k++], error);
+    if (ev->has_status && ev->status.has_bytes && ev->status.source >= 0)
+      ok = pti_mpi_irecv_comm (ctx, w.comm, rank,
+                               peer_in (&w, ev->status.source, ev->status.source_world),
+                               ev->status.bytes, ev->status.tag, &pair[k++], error);
+    if (ok && ev->peer >= 0)
+      ok = pti_mpi_isend_comm (ctx, w.comm, rank, peer_in (&w, ev->peer, ev->peer_world),
+                               ev->bytes, ev->tag, &pair[k++], error);
     if (ok && k > 0) {
       ok = pti_mpi_waitall (ctx, rank, k, pair, error);
       *appended += k + 1;
     }
     break;
   }
-  case PTI_C_Probe: case PTI_C_Iprobe: case PTI_C_Mprobe: case PTI_C_Improbe:
-    break;   /* the receive that follows carries the message */
-  case PTI_C_Barrier: case PTI_C_Bcast: case PTI_C_Reduce: case PTI_C_Allreduce:
-  case PTI_C_Gather: case PTI_C_Scatter: case PTI_C_Allgather: case PTI_C_Alltoall:
-  case PTI_C_Alltoallv:
-    if (!world) {
-      skip (s, ev);   /* collectives on other communicators: not yet (issue 12) */
-      break;
-    }
-    (*appended)++;
-    switch (ev->code) {
-    case PTI_C_Barrier: ok = pti_mpi_barrier (ctx, rank, error); break;
-    case PTI_C_Bcast: ok = pti_mpi_bcast (ctx, rank, (guint) ev->peer_world, ev->bytes, error); break;
-    case PTI_C_Reduce: ok = pti_mpi_reduce (ctx, rank, (guint) ev->peer_world, ev->bytes, error); break;
-    case PTI_C_Allreduce: ok = pti_mpi_allreduce (ctx, rank, ev->bytes, error); break;
-    case PTI_C_Gather: ok = pti_mpi_gather (ctx, rank, (guint) ev->peer_world, ev->bytes, error); break;
-    case PTI_C_Scatter: ok = pti_mpi_scatter (ctx, rank, (guint) ev->peer_world, ev->rbytes, error); break;
-    case PTI_C_Allgather: ok = pti_mpi_allgather (ctx, rank, ev->bytes, error); break;
-    case PTI_C_Alltoall: ok = pti_mpi_alltoall (ctx, rank, ev->bytes, error); break;
-    default:
-      if (ev->n_scounts != s->n || ev->n_rcounts != s->n)
-        return fail (error, s, rank, ev, "count arrays are not one per rank");
-      memcpy (s->sbytes, ev->scounts, s->n * sizeof (guint64));
-      memcpy (s->rbytes, ev->rcounts, s->n * sizeof (guint64));
-      ok = pti_mpi_alltoallv (ctx, rank, s->sbytes, s->rbytes, error);
-    }
-    if (!ok)
-      return FALSE;
+  case PTI_C_Comm_dup: case PTI_C_Comm_dup_with_info: case PTI_C_Comm_idup:
+  case PTI_C_Comm_split: case PTI_C_Comm_split_type: case PTI_C_Comm_create:
+  case PTI_C_Comm_create_group: case PTI_C_Cart_create: case PTI_C_Cart_sub:
+  case PTI_C_Graph_create: case PTI_C_Dist_graph_create: case PTI_C_Dist_graph_create_adjacent:
+  case PTI_C_Intercomm_create: case PTI_C_Intercomm_merge:
+    /* made at no simulated cost (pti_comm_split), at its first use */
+    if (ev->code == PTI_C_Comm_idup)
+      remember (st, ev->request, REQ_NONE, 0);
     break;
-  case PTI_C_Send_init: case PTI_C_Ssend_init: case PTI_C_Bsend_init: case PTI_C_Rsend_init:
-  case PTI_C_Recv_init: case PTI_C_Start: case PTI_C_Startall: case PTI_C_Imrecv:
-    return fail (error, s, rank, ev, "persistent and matched-probe requests are not replayed yet");
+  case PTI_C_Reduce_local:
+    /* arithmetic on this rank: the call's own time */
+    ok = pti_use_time (ctx, rank, (ev->t_end - ev->t_start) * 1e-9, error);
+    (*appended)++;
+    break;
+  case PTI_C_Finalize:
+    /* requests freed while active complete by now, and so do those the
+     * program never completed (HPC Challenge's b_eff overwrites the handle
+     * of an isend with the next one's) */
+    if (!leaked (s, rank))
+      break;
+    if (st->orphans->len > 0) {
+      ok = pti_mpi_waitall (ctx, rank, st->orphans->len, (PtiRequest *) (void *) st->orphans->data,
+                            error);
+      g_array_set_size (st->orphans, 0);
+      (*appended)++;
+    }
+    break;
   case PTI_C_Abort:
     return fail (error, s, rank, ev, "the program called MPI_Abort: nothing to predict after it");
+  case PTI_C_Cancel:
+    break;   /* noted at the completion that says it succeeded */
   default:
-    if (ev->layout >= PTI_L_BARRIER && ev->layout <= PTI_L_REDUCE_SCATTER_BLOCK)
-      skip (s, ev);   /* a collective the WSL does not have yet */
-    break;           /* no communication (rank, size, info, communicator set-up) */
+    break;   /* no communication: communicators freed, operations made and freed */
   }
-  if (!ok)
+  /* the WSL's errors say what; this says where (fail () said both) */
+  if (!ok && error != NULL && *error != NULL && !g_str_has_prefix ((*error)->message, s->dir))
     g_prefix_error (error, "%s: rank %u, call %" G_GUINT64_FORMAT " (%s): ", s->dir, rank,
                     ev->index, ev->name);
   return ok;
@@ -329,8 +659,12 @@ capture_pull (PtiContext *ctx, guint rank, gpointer data, gboolean *done, GError
   while (appended < BATCH) {
     PtiCaptureEvent ev;
     gboolean end = FALSE;
-    if (!pti_capture_rank_next (st->reader, &ev, &end, error))
-      return FALSE;   /* INCOMPLETE among them: a cut trace is never a prediction */
+    if (!pti_capture_rank_next (st->reader, &ev, &end, error)) {
+      /* INCOMPLETE among them: a cut trace is never a prediction */
+      if (error != NULL && *error != NULL && (*error)->domain == PTI_CAPTURE_ERROR)
+        g_prefix_error (error, "%s: ", s->dir);
+      return FALSE;
+    }
     if (end) {
       st->ended = TRUE;
       *done = appended == 0;
@@ -343,14 +677,7 @@ capture_pull (PtiContext *ctx, guint rank, gpointer data, gboolean *done, GError
 }
 
 gboolean
-pti_capture_looks_like (const char *path)
-{
-  g_autofree char *rank0 = g_build_filename (path, "rank-0.ptc", NULL);
-  return g_file_test (path, G_FILE_TEST_IS_DIR) && g_file_test (rank0, G_FILE_TEST_EXISTS);
-}
-
-gboolean
-pti_capture_replay_build (PtiContext *ctx, const char *dir, GError **error)
+pti_replay_capture (PtiContext *ctx, const char *dir, PtiReplayNotes *notes, GError **error)
 {
   PtiCaptureTrace *trace = pti_capture_trace_open (dir, error);
   if (trace == NULL)
@@ -360,27 +687,17 @@ pti_capture_replay_build (PtiContext *ctx, const char *dir, GError **error)
     pti_capture_trace_free (trace);
     return FALSE;
   }
-  /* A burst is priced by the CPU model as its measured wall time in ns,
-   * times the cost of one IADD: a system whose cpu-clc says IADD costs 1 ns
-   * replays at the capture host's speed (CPU ratio 1). */
-  PtiRud *burst = pti_rud_new (ctx, "capture burst",
-                               "<rud device='cpu'><compute of='pti_burst_ns*IADD'/></rud>", error);
-  if (burst == NULL) {
-    pti_capture_trace_free (trace);
-    return FALSE;
-  }
   CaptureSource *s = g_new0 (CaptureSource, 1);
   s->trace = trace;
   s->n = n;
   s->dir = g_strdup (dir);
+  s->notes = notes;
   s->ranks = g_new0 (RankState, n);
-  for (guint r = 0; r < n; r++)
+  for (guint r = 0; r < n; r++) {
     s->ranks[r].requests = g_hash_table_new (g_direct_hash, g_direct_equal);
-  s->burst = burst;
-  s->burst_slot = pti_symbols_intern (pti_context_get_symbols (ctx), "pti_burst_ns");
-  s->sbytes = g_new (guint64, n);
-  s->rbytes = g_new (guint64, n);
-  s->skipped = g_hash_table_new (g_direct_hash, g_direct_equal);
+    s->ranks[r].orphans = g_array_new (FALSE, FALSE, sizeof (PtiRequest));
+  }
+  s->comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   if (!pti_context_set_source (ctx, capture_pull, s, capture_source_free, error)) {
     capture_source_free (s);   /* not taken: the context frees it only once set */
     return FALSE;

@@ -115,10 +115,26 @@ is_integer (const char *s, gsize len)
   return TRUE;
 }
 
+/* The rank files of a capture start so (capture/FORMAT.md section 3), its
+ * manifest so (section 8). */
+#define CAPTURE_MAGIC "\x89PTICAP\n"
+#define CAPTURE_MANIFEST_GROUP "[capture]"
+
 gboolean
 pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error)
 {
   *format = PTI_SOURCE_UNKNOWN;
+  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_autofree char *rank0 = g_build_filename (path, "rank-0.ptc", NULL);
+    g_autofree char *manifest = g_build_filename (path, "manifest", NULL);
+    if (g_file_test (rank0, G_FILE_TEST_EXISTS) || g_file_test (manifest, G_FILE_TEST_EXISTS)) {
+      *format = PTI_SOURCE_CAPTURE;
+      return TRUE;
+    }
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s is a directory, not a pticapture "
+                 "trace: it holds neither rank-0.ptc nor a manifest", path);
+    return FALSE;
+  }
   struct stat st;
   int fd = pti_file_open_regular (path, &st, error);
   if (fd < 0) {
@@ -136,6 +152,10 @@ pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error)
   gsize n = fread (buf, 1, sizeof buf - 1, fp);
   fclose (fp);
   buf[n] = '\0';
+  if (n >= sizeof CAPTURE_MAGIC - 1 && memcmp (buf, CAPTURE_MAGIC, sizeof CAPTURE_MAGIC - 1) == 0) {
+    *format = PTI_SOURCE_CAPTURE;   /* a rank file: its directory is the trace */
+    return TRUE;
+  }
   if (memchr (buf, '\0', n) != NULL)
     return TRUE;   /* binary: nothing pti reads */
   const char *p = buf;
@@ -145,6 +165,10 @@ pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error)
     p++;
   if (g_str_has_prefix (p, "#DIMEMAS")) {
     *format = PTI_SOURCE_DIMEMAS;
+    return TRUE;
+  }
+  if (g_str_has_prefix (p, CAPTURE_MANIFEST_GROUP)) {
+    *format = PTI_SOURCE_CAPTURE;
     return TRUE;
   }
   if (*p == '<') {
@@ -180,6 +204,30 @@ pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error)
 
 /* ---- ptieval's workload argument --------------------------------------------------- */
 
+/* A capture given by its directory, its manifest or one of its rank files.
+ * A manifest that says the capture is incomplete (a rank crashed, was
+ * killed or never wrote its file) stops it here, saying why; without a
+ * manifest the reader finds the same at the end of the rank that stops. */
+static gboolean
+capture_build (PtiContext *ctx, const char *path, PtiReplayNotes *notes, GError **error)
+{
+  g_autofree char *dir = g_file_test (path, G_FILE_TEST_IS_DIR) ? g_strdup (path)
+                                                                 : g_path_get_dirname (path);
+  g_autofree char *manifest = g_build_filename (dir, "manifest", NULL);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  if (g_file_test (manifest, G_FILE_TEST_IS_REGULAR)
+      && g_key_file_load_from_file (kf, manifest, G_KEY_FILE_NONE, NULL)
+      && g_key_file_has_key (kf, "capture", "complete", NULL)
+      && !g_key_file_get_boolean (kf, "capture", "complete", NULL)) {
+    g_autofree char *problem = g_key_file_get_string (kf, "capture", "problem", NULL);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: the capture is incomplete: %s; pti "
+                 "predicts only complete runs (pticapture --check %s says more)", dir,
+                 problem ? problem : "its manifest says so", dir);
+    return FALSE;
+  }
+  return pti_replay_capture (ctx, dir, notes, error);
+}
+
 gboolean
 pti_workload_build (PtiContext *ctx, const char *path, PtiReplayNotes *notes,
                     PtiSourceFormat *format_out, GError **error)
@@ -198,6 +246,7 @@ pti_workload_build (PtiContext *ctx, const char *path, PtiReplayNotes *notes,
   case PTI_SOURCE_DIMEMAS:
     return pti_replay_dimemas (ctx, path, notes, error);
   case PTI_SOURCE_CAPTURE:
+    return capture_build (ctx, path, notes, error);
   case PTI_SOURCE_UNKNOWN:
   default:
     break;
@@ -205,6 +254,7 @@ pti_workload_build (PtiContext *ctx, const char *path, PtiReplayNotes *notes,
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                "%s is not a workload pti reads: not a workload file (XML), a SimGrid "
                "time-independent trace (an index of action files, or an action file whose lines "
-               "are \"RANK ACTION ...\") nor a Dimemas trace (\"#DIMEMAS:...\")", path);
+               "are \"RANK ACTION ...\"), a Dimemas trace (\"#DIMEMAS:...\") nor a pticapture "
+               "trace (its directory, manifest or rank files)", path);
   return FALSE;
 }

@@ -38,10 +38,12 @@ typedef enum {
   PTI_SOURCE_TI_INDEX,       /* SimGrid TI: a list of action files */
   PTI_SOURCE_TI_ACTIONS,     /* SimGrid TI: one action file (all ranks) */
   PTI_SOURCE_DIMEMAS,        /* Dimemas .dim */
-  PTI_SOURCE_CAPTURE,        /* pticapture (replay-capture.c; ptieval recognises it first) */
+  PTI_SOURCE_CAPTURE,        /* pticapture: its directory, its manifest or a rank file */
 } PtiSourceFormat;
 
-/* Reads the first bytes of @path: FALSE with @error if it cannot be read. */
+/* Reads the first bytes of @path (a directory: whether it holds a capture):
+ * FALSE with @error if it cannot be read, or is a directory of something
+ * else. */
 gboolean pti_source_sniff (const char *path, PtiSourceFormat *format, GError **error);
 const char *pti_source_format_name (PtiSourceFormat format);
 
@@ -51,6 +53,9 @@ const char *pti_source_format_name (PtiSourceFormat format);
 gboolean pti_replay_ti (PtiContext *ctx, const char *path, gboolean index,
                         PtiReplayNotes *notes, GError **error);
 gboolean pti_replay_dimemas (PtiContext *ctx, const char *path, PtiReplayNotes *notes,
+                             GError **error);
+/* A pticapture trace (@dir, the directory of its rank files); replay-capture.c. */
+gboolean pti_replay_capture (PtiContext *ctx, const char *dir, PtiReplayNotes *notes,
                              GError **error);
 
 /* ptieval's WORKLOAD argument, whatever its format: a workload file or a

@@ -1,38 +1,78 @@
 #!/usr/bin/env bash
-# Benchmark: what pticapture costs real MPI programs, and how big its traces are.
+# Benchmark: what pticapture costs real MPI programs, how big its traces
+# are, how fast and in how much memory ptieval replays them, how close the
+# replay comes to the run, and what the same runs would do elsewhere
+# (issue 12, points 1, 5 and 6).
 #
-#   tests/bench/capture.sh [BUILD_DIR] [RUNS] [OUT_DIR]
+#   tests/bench/capture.sh [--runs N] [--only LIST] [--keep DIR] [BUILD_DIR]
+#   tests/bench/capture.sh --captures DIR [BUILD_DIR]    (sections 3 and 4 only)
 #
-# BUILD_DIR defaults to build-bench (configured here, --buildtype=release);
-# RUNS (default 5) runs of each case without and with capture, alternating,
-# so that load from elsewhere hits both alike; OUT_DIR (default: a temporary
-# directory, removed) keeps the per-function call tables (pticapture --calls)
-# that capture/README.md shows.  Needs Open MPI (mpicc, mpifort, mpirun) and
-# the Debian packages hpcc, lammps and lammps-examples, netpipe-openmpi; a
-# program that is missing is skipped, saying so.
+# BUILD_DIR defaults to build-bench (configured here, --buildtype=release).
+# --runs (default 5) runs of each case without and with capture,
+# alternating, so that load from elsewhere hits both alike.  --only picks
+# programs (comma-separated: kernels, netpipe, lammps, hpcc).  --keep DIR
+# keeps the per-function call tables (pticapture --calls) and the captures
+# (DIR/captures/NAME); --captures DIR replays the captures already in DIR
+# (every subdirectory with a manifest) without running anything.
+# Needs Open MPI (mpicc, mpifort, mpirun) and the Debian packages hpcc,
+# lammps and lammps-examples, netpipe-openmpi; a program that is missing is
+# skipped, saying so.
 #
-# Prints, per program and size: the wall time of the command (mpirun
-# included) without and with capture as median and spread (min-max) over
-# RUNS, the overhead (ratio of medians), the calls captured and the trace's
-# bytes per call.  First, the cost of one call, from tests/bench/capture/
-# calls.c (the fastest of 10 timings of 200,000 calls, the least disturbed
-# by other load).  Two cores are shared with other work on the machines this
-# runs on: trust the medians, and the spreads say how much.
+# Prints:
+#  1. the cost of one call, from tests/bench/capture/calls.c (the fastest of
+#     10 timings of 200,000 calls, the least disturbed by other load);
+#  2. per program and size: the wall time of the command (mpirun included)
+#     without and with capture, median and spread (min-max) over the runs,
+#     the overhead (ratio of medians, % of the run time), the calls captured
+#     and the trace's bytes per call;
+#  3. the replay of each program's last capture on configs/epyc_vm_2cpu.xml
+#     (this host, speed_ratio 1): measured (the captured run's longest rank
+#     span from the end of MPI_Init to MPI_Finalize) against predicted, the
+#     error, the events replayed, replay speed (events/s) and peak memory;
+#     the largest capture is marked;
+#  4. what-if: the same captures predicted on configs/pc_cluster.xml,
+#     fat_tree_1024.xml and torus_512.xml (contention), and the speed ratios
+#     of those systems (the geometric mean of epyc_vm_2cpu.xml's operation
+#     costs over theirs, configs/README.md).
+#
+# Two cores are shared with other work on the machines this runs on: trust
+# the medians, and the spreads say how much.  On a quiet 2-core host the
+# whole run (--runs 5) takes about 25 minutes: NetPIPE and HPC Challenge
+# are most of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+runs=5 only=kernels,netpipe,lammps,hpcc out= captures=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --captures) captures=$(cd "$2" && pwd); only=none; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --keep) out=$2; shift 2 ;;
+    -*) echo "capture.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 build=${1:-$root/build-bench}
-runs=${2:-5}
-out=${3:-}
+want () { [[ ",$only," == *",$1,"* ]]; }
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$root" --buildtype=release >/dev/null
 fi
 meson compile -C "$build" >/dev/null
 pticapture=$build/cli/pticapture
+ptieval=$build/cli/ptieval
 export PTI_CAPTURE_LIBRARY=$build/capture/libpticapture.so
 [ -f "$PTI_CAPTURE_LIBRARY" ] || { echo "no $PTI_CAPTURE_LIBRARY: pti was built without MPI" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$out" ] && mkdir -p "$out"
+traces=${out:-$tmp}/captures
+if [ -n "$captures" ]; then
+  traces=$captures
+  for d in "$traces"/*/; do [ -f "$d/manifest" ] && basename "$d"; done > "$tmp/list"
+else
+  mkdir -p "$traces"
+  : > "$tmp/list"
+fi
 # Open MPI as root (CI), shared memory only
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 
@@ -44,6 +84,7 @@ if command -v mpifort >/dev/null && mpifort -O2 -o "$tmp/stencil-f90" \
   have_fortran=yes
 fi
 
+if want kernels; then
 echo "== the cost of one MPI call (ns, fastest of 10 x 200,000 calls)"
 printf '  %-10s %8s %8s %8s\n' call plain capture added
 for kind in send-null comm-rank iprobe pingpong; do
@@ -57,6 +98,7 @@ for kind in send-null comm-rank iprobe pingpong; do
         sed 's/.*: \([0-9.]*\) ns.*/\1/')
   awk -v k="$kind" -v p="$plain" -v c="$cap" 'BEGIN { printf "  %-10s %8.1f %8.1f %8.1f\n", k, p, c, c - p }'
 done
+fi
 
 now () { date +%s.%N; }
 
@@ -80,6 +122,9 @@ bench () {
   done
   "$pticapture" --check "$tmp/trace" --calls > "$tmp/check.txt"
   [ -n "$out" ] && cp "$tmp/check.txt" "$out/calls-$name.txt"
+  rm -rf "$traces/$name"
+  mv "$tmp/trace" "$traces/$name"
+  echo "$name" >> "$tmp/list"
   python3 - "$name" "$np" "$tmp/plain.txt" "$tmp/cap.txt" "$tmp/check.txt" <<'PY'
 import re, statistics, sys
 name, np = sys.argv[1], sys.argv[2]
@@ -95,7 +140,8 @@ print(f"  {name:<22} np {np}  plain {mp:7.2f} s ({min(plain):6.2f}-{max(plain):6
 PY
 }
 
-echo "== wall time without and with capture, median (min-max) of $runs runs; trace size"
+[ -z "$captures" ] && echo "== wall time without and with capture, median (min-max) of $runs runs; trace size"
+if want kernels; then
 bench stencil-c-10k-np1 1 "$tmp" "$tmp/stencil" 10000 4000
 bench stencil-c-10k-np2 2 "$tmp" "$tmp/stencil" 10000 4000
 bench stencil-c-400k-np2 2 "$tmp" "$tmp/stencil" 400000 400
@@ -105,8 +151,11 @@ if [ $have_fortran = yes ]; then
 else
   echo "  stencil-f90: skipped (no mpifort)"
 fi
+fi
 
-if command -v NPopenmpi >/dev/null; then
+if ! want netpipe; then
+  :
+elif command -v NPopenmpi >/dev/null; then
   bench netpipe-64k 2 "$tmp" NPopenmpi -u 65536 -o "$tmp/np.out"
   # NetPIPE's own latency, 1 byte, and bandwidth, 64 KiB: its 3rd column (s)
   # and 2nd (Mbps), without and with capture
@@ -122,7 +171,9 @@ else
 fi
 
 melt=/usr/share/lammps/examples/melt/in.melt
-if command -v lmp >/dev/null && [ -f $melt ]; then
+if ! want lammps; then
+  :
+elif command -v lmp >/dev/null && [ -f $melt ]; then
   mkdir -p "$tmp/lmp"
   sed 's/region\t\tbox block 0 10 0 10 0 10/region\t\tbox block 0 6 0 6 0 6/' $melt > "$tmp/lmp/in.melt6"
   cp $melt "$tmp/lmp/in.melt10"
@@ -137,7 +188,9 @@ else
 fi
 
 hpccinf=/usr/share/doc/hpcc/examples/_hpccinf.txt
-if command -v hpcc >/dev/null && [ -f $hpccinf ]; then
+if ! want hpcc; then
+  :
+elif command -v hpcc >/dev/null && [ -f $hpccinf ]; then
   for cfg in "1000 1 1" "1000 1 2" "2000 1 2"; do
     read -r n p q <<<"$cfg"
     d="$tmp/hpcc-$n-$((p * q))"
@@ -151,3 +204,62 @@ if command -v hpcc >/dev/null && [ -f $hpccinf ]; then
 else
   echo "  hpcc: skipped (apt-get install hpcc)"
 fi
+
+# ---- 3. replay on this host, 4. what-if -------------------------------------------
+configs=$root/configs
+echo "== replay of each last capture on configs/epyc_vm_2cpu.xml (this host, speed_ratio 1)"
+echo "   measured: the captured run's longest rank span, end of MPI_Init to MPI_Finalize"
+printf '  %-22s %11s %11s %8s %12s %7s %11s %11s %9s\n' program measured predicted error calls "B/call" \
+  events "events/s" "peak MiB"
+largest= largest_bytes=0
+while read -r name; do
+  t=$traces/$name
+  bytes=$(du -sbL "$t" | cut -f1)
+  if [ "$bytes" -gt "$largest_bytes" ]; then largest=$name largest_bytes=$bytes; fi
+  # each rank's span from its own clock (ranks' clocks are not shared)
+  measured=$(for r in $(seq 0 $(( $(ls "$t"/rank-*.ptc | wc -l) - 1 ))); do
+      "$pticapture" --print "$t" --rank "$r" | awk '$3 == "MPI_Init" || $3 == "MPI_Init_thread" {
+          split($4, a, "="); split($NF, d, "="); s = a[2] + d[2] / 1e9 }
+        $3 == "MPI_Finalize" { split($4, a, "="); print a[2] - s }'
+    done | sort -g | tail -1)
+  "$ptieval" --json "$configs/epyc_vm_2cpu.xml" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
+    { echo "  $name: ptieval failed: $(cat "$tmp/replay.err")"; continue; }
+  python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" <<'PY'
+import json, re, sys
+name, measured, j = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
+manifest = open(sys.argv[4]).read().split("[rank")[0]
+calls = int(re.search(r"^calls=(\d+)", manifest, re.M).group(1))
+size = int(re.search(r"^bytes=(\d+)", manifest, re.M).group(1))
+p = j["predicted_time_s"]
+notes = ", ".join("%s %d" % (n["what"], n["count"]) for n in j["not_replayed"])
+print(f"  {name:<22} {measured:10.4f}s {p:10.4f}s {100 * (p / measured - 1):+7.1f}% {calls:>12,} "
+      f"{size / max(calls, 1):7.2f} {j['events']:>11,} "
+      f"{j['events_per_s']:>11,.0f} {j['peak_rss_bytes'] / 1048576:9.1f}" + (f"  notes: {notes}" if notes else ""))
+PY
+done < "$tmp/list"
+[ -n "$largest" ] && echo "  largest capture: $largest ($((largest_bytes / 1000)) kB)"
+
+echo "== what-if: the same captures predicted elsewhere (s)"
+python3 - "$configs" <<'PY'
+import math, re, sys
+def costs(p):
+    s = open(p).read()
+    b = re.sub(r"<!--.*?-->", "", s[s.index("<cpu_clc"):s.index("</cpu_clc>")], flags=re.S)
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"<([A-Z][A-Z0-9]{3})>([0-9.eE+-]+)</\1>", b)}
+host = costs(sys.argv[1] + "/epyc_vm_2cpu.xml")
+for f in ("pc_cluster", "fat_tree_1024", "torus_512"):
+    t = costs("%s/%s.xml" % (sys.argv[1], f))
+    common = sorted(set(host) & set(t))
+    g = math.exp(sum(math.log(host[c] / t[c]) for c in common) / len(common))
+    print(f"  speed ratio of {f}.xml: geometric mean of epyc_vm_2cpu's cost over its, {len(common)} codes: {g:.5f}")
+PY
+printf '  %-22s %12s %12s %12s %12s\n' program epyc_vm_2cpu pc_cluster fat_tree_1024 torus_512
+while read -r name; do
+  row=$(printf '  %-22s' "$name")
+  for sys in epyc_vm_2cpu pc_cluster fat_tree_1024 torus_512; do
+    p=$("$ptieval" --json "$configs/$sys.xml" "$traces/$name" 2>/dev/null |
+        python3 -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["predicted_time_s"])' || echo failed)
+    row+=$(printf ' %12s' "$p")
+  done
+  echo "$row"
+done < "$tmp/list"
