@@ -58,6 +58,18 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
+        '  <xs:complexType name="cpu_clc.cost_range">',
+        '    <xs:annotation><xs:documentation>A cost, or a range of costs: the text is the nominal',
+        '      value, min and max (both or neither) the ends, in the same unit (bounded',
+        '      predictions).</xs:documentation></xs:annotation>',
+        '    <xs:simpleContent>',
+        '      <xs:extension base="cpu_clc.cost">',
+        '        <xs:attribute name="min" type="cpu_clc.cost"/>',
+        '        <xs:attribute name="max" type="cpu_clc.cost"/>',
+        '      </xs:extension>',
+        '    </xs:simpleContent>',
+        '  </xs:complexType>',
+        '',
         '  <xs:simpleType name="cpu_clc.unit">',
         '    <xs:restriction base="xs:token">',
     ]
@@ -73,6 +85,15 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
+        '  <xs:complexType name="cpu_clc.ratio">',
+        '    <xs:simpleContent>',
+        '      <xs:extension base="cpu_clc.positive">',
+        '        <xs:attribute name="min" type="cpu_clc.positive"/>',
+        '        <xs:attribute name="max" type="cpu_clc.positive"/>',
+        '      </xs:extension>',
+        '    </xs:simpleContent>',
+        '  </xs:complexType>',
+        '',
         '  <xs:simpleType name="cpu_clc.flop_unit">',
         '    <xs:restriction base="xs:token">',
     ]
@@ -86,6 +107,8 @@ def schema(codes):
         '    <xs:simpleContent>',
         '      <xs:extension base="cpu_clc.positive">',
         '        <xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>',
+        '        <xs:attribute name="min" type="cpu_clc.positive"/>',
+        '        <xs:attribute name="max" type="cpu_clc.positive"/>',
         '      </xs:extension>',
         '    </xs:simpleContent>',
         '  </xs:complexType>',
@@ -99,7 +122,7 @@ def schema(codes):
         '      <xs:all>',
     ]
     out += [
-        '        <xs:element name="speed_ratio" type="cpu_clc.positive" minOccurs="0">'
+        '        <xs:element name="speed_ratio" type="cpu_clc.ratio" minOccurs="0">'
         '<xs:annotation><xs:documentation>Optional: the speed of this CPU relative to the '
         'host where computations given as a time (pti_use_time, captured and Dimemas '
         'traces) were measured; such a computation of t s takes t / speed_ratio here. '
@@ -111,7 +134,7 @@ def schema(codes):
         '</xs:documentation></xs:annotation></xs:element>',
     ]
     for code, origin, meaning in codes:
-        out.append('        <xs:element name="%s" type="cpu_clc.cost" minOccurs="0">'
+        out.append('        <xs:element name="%s" type="cpu_clc.cost_range" minOccurs="0">'
                    '<xs:annotation><xs:documentation>%s [%s]</xs:documentation>'
                    '</xs:annotation></xs:element>' % (code, esc(meaning), esc(origin)))
     out += [
