@@ -2,7 +2,7 @@
 """Bounded predictions (issue 15, point 5): closed forms worked by hand,
 error paths and the schemas of ranges (tests/README.md, suite bounds).
 
-    check-bounds.py PTIEVAL SOURCE_ROOT
+    check-bounds.py PTIEVAL SOURCE_ROOT [PTISWEEP]
 
 The inputs are in tests/bounds/data; each file's comment works its numbers.
 """
@@ -15,6 +15,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 ptieval, root = sys.argv[1], sys.argv[2]
+ptisweep = sys.argv[3] if len(sys.argv) > 3 else None
 data = os.path.join(root, "tests", "bounds", "data")
 tiny = os.path.join(root, "tests", "cli", "data", "tiny-system.xml")
 ranged = os.path.join(data, "ranged-system.xml")
@@ -233,6 +234,26 @@ with tempfile.TemporaryDirectory() as tmp:
     check(xmllint(workload_xsd, os.path.join(data, "loop.xml")), "xmllint: <param min max> valid")
     check(not xmllint(workload_xsd, os.path.join(data, "bad-derive.xml")),
           "xmllint: <derive min max> invalid")
+
+# ptisweep --bounds: the columns time_lower_s and time_upper_s per point.
+# Ping-pong of B bytes on ranged-system.xml: 2 x (L + B / bw); B = 2000:
+# 2 x (2 + 16) = 36 us, 2 x (1 + 10) = 22 us, 2 x (3 + 20) = 46 us.
+if ptisweep is not None:
+    with tempfile.TemporaryDirectory() as tmp:
+        table = os.path.join(tmp, "s.json")
+        p = subprocess.run([ptisweep, "-q", "--bounds=directed", "-D", "bytes=1000,2000", "-o",
+                            table, ranged, os.path.join(data, "pingpong.xml")],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, "ptisweep --bounds: exit 0 (%s)" % p.stderr.strip())
+        rows = json.load(open(table))["rows"] if os.path.exists(table) else []
+        want = {1000: (20e-6, 12e-6, 26e-6), 2000: (36e-6, 22e-6, 46e-6)}
+        for row in rows if isinstance(rows, list) else []:
+            t, lo, hi = want[int(row["bytes"])]
+            check(close(row["predicted_time_s"], t) and close(row["time_lower_s"], lo)
+                  and close(row["time_upper_s"], hi),
+                  "ptisweep --bounds: bytes=%s: %s, %s, %s" % (row["bytes"], row["predicted_time_s"],
+                                                                row["time_lower_s"], row["time_upper_s"]))
+        check(isinstance(rows, list) and len(rows) == 2, "ptisweep --bounds: two rows")
 
 print("1..%d" % count)
 sys.exit(1 if failures else 0)
