@@ -13,12 +13,25 @@ pti_bounds_clear (PtiBounds *b)
   g_clear_pointer (&b->warnings, g_ptr_array_unref);
 }
 
+static const struct {
+  const char *name;
+  PtiBoundsMethod method;
+} methods[] = {
+  { "directed", PTI_BOUNDS_DIRECTED }, { "exhaustive", PTI_BOUNDS_EXHAUSTIVE },
+  { "none", PTI_BOUNDS_NONE } };
+
+const char *
+pti_bounds_method_name (PtiBoundsMethod method)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    if (methods[i].method == method)
+      return methods[i].name;
+  return "?";
+}
+
 gboolean
 pti_bounds_method_parse (const char *text, PtiBoundsMethod *method, GError **error)
 {
-  static const struct { const char *name; PtiBoundsMethod method; } methods[] = {
-    { "directed", PTI_BOUNDS_DIRECTED }, { "exhaustive", PTI_BOUNDS_EXHAUSTIVE },
-    { "none", PTI_BOUNDS_NONE } };
   for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
     if (strcmp (text, methods[i].name) == 0) {
       *method = methods[i].method;

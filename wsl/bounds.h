@@ -32,6 +32,7 @@ typedef struct {
 void pti_bounds_clear (PtiBounds *b);
 
 /* "directed", "exhaustive", "none" into @method; FALSE with a usage error. */
+const char *pti_bounds_method_name (PtiBoundsMethod method);
 gboolean pti_bounds_method_parse (const char *text, PtiBoundsMethod *method, GError **error);
 
 /* The bounds over @ranges (those the nominal run met; its prediction

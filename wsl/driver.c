@@ -91,12 +91,6 @@ typedef struct {
   const char *trace_lower, *trace_upper; /* --bounds-traces, or NULL */
 } RunFigures;
 
-static const char *
-method_name (PtiBoundsMethod m)
-{
-  return m == PTI_BOUNDS_EXHAUSTIVE ? "exhaustive" : m == PTI_BOUNDS_DIRECTED ? "directed" : "none";
-}
-
 static void
 json_corner (GString *s, const PtiRanges *ranges, const PtiRangeEnd *ends)
 {
@@ -119,7 +113,7 @@ json_bounds (GString *s, const RunFigures *f)
   if (pti_ranges_count (ranges) == 0)
     return;
   g_string_append (s, ", \"bounds\": {\"method\": ");
-  json_string (s, method_name (b->method));
+  json_string (s, pti_bounds_method_name (b->method));
   g_string_append (s, ", \"ranges\": [");
   for (guint i = 0; i < pti_ranges_count (ranges); i++) {
     const PtiRange *r = pti_ranges_nth (ranges, i);
@@ -185,7 +179,7 @@ print_bounds (const RunFigures *f)
   }
   printf ("lower bound: %.9f s\nupper bound: %.9f s\n", b->lower, b->upper);
   printf ("bounds: %s corners of %u range%s, %u evaluation%s (%.3f s wall)\n",
-          method_name (b->method), n, n == 1 ? "" : "s", b->runs, b->runs == 1 ? "" : "s",
+          pti_bounds_method_name (b->method), n, n == 1 ? "" : "s", b->runs, b->runs == 1 ? "" : "s",
           b->wall_s);
   for (guint i = 0; i < n; i++) {
     const PtiRange *r = pti_ranges_nth (ranges, i);

@@ -42,6 +42,20 @@ def esc(text):
     return text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
 
 
+def ranged(name, base, attributes=(), doc=None):
+    """A complex type of text @base that may be a range: min and max of the
+    same type (bounded predictions, hmi/README.md), with @attributes."""
+    out = ['  <xs:complexType name="%s">' % name]
+    if doc:
+        out.append('    <xs:annotation><xs:documentation>' + '\n'.join(doc)
+                   + '</xs:documentation></xs:annotation>')
+    out += ['    <xs:simpleContent>', '      <xs:extension base="%s">' % base]
+    out += ['        ' + a for a in attributes]
+    out += ['        <xs:attribute name="%s" type="%s"/>' % (m, base) for m in ('min', 'max')]
+    out += ['      </xs:extension>', '    </xs:simpleContent>', '  </xs:complexType>']
+    return out
+
+
 def schema(codes):
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -58,17 +72,10 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
-        '  <xs:complexType name="cpu_clc.cost_range">',
-        '    <xs:annotation><xs:documentation>A cost, or a range of costs: the text is the nominal',
+    ] + ranged('cpu_clc.cost_range', 'cpu_clc.cost', doc=[
+        'A cost, or a range of costs: the text is the nominal',
         '      value, min and max (both or neither) the ends, in the same unit (bounded',
-        '      predictions).</xs:documentation></xs:annotation>',
-        '    <xs:simpleContent>',
-        '      <xs:extension base="cpu_clc.cost">',
-        '        <xs:attribute name="min" type="cpu_clc.cost"/>',
-        '        <xs:attribute name="max" type="cpu_clc.cost"/>',
-        '      </xs:extension>',
-        '    </xs:simpleContent>',
-        '  </xs:complexType>',
+        '      predictions).']) + [
         '',
         '  <xs:simpleType name="cpu_clc.unit">',
         '    <xs:restriction base="xs:token">',
@@ -85,14 +92,7 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
-        '  <xs:complexType name="cpu_clc.ratio">',
-        '    <xs:simpleContent>',
-        '      <xs:extension base="cpu_clc.positive">',
-        '        <xs:attribute name="min" type="cpu_clc.positive"/>',
-        '        <xs:attribute name="max" type="cpu_clc.positive"/>',
-        '      </xs:extension>',
-        '    </xs:simpleContent>',
-        '  </xs:complexType>',
+    ] + ranged('cpu_clc.ratio', 'cpu_clc.positive') + [
         '',
         '  <xs:simpleType name="cpu_clc.flop_unit">',
         '    <xs:restriction base="xs:token">',
@@ -103,15 +103,8 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
-        '  <xs:complexType name="cpu_clc.flop_rate">',
-        '    <xs:simpleContent>',
-        '      <xs:extension base="cpu_clc.positive">',
-        '        <xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>',
-        '        <xs:attribute name="min" type="cpu_clc.positive"/>',
-        '        <xs:attribute name="max" type="cpu_clc.positive"/>',
-        '      </xs:extension>',
-        '    </xs:simpleContent>',
-        '  </xs:complexType>',
+    ] + ranged('cpu_clc.flop_rate', 'cpu_clc.positive',
+               attributes=['<xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>']) + [
         '',
         '  <xs:element name="cpu_clc">',
         '    <xs:annotation><xs:documentation>Cost of one C-language operation per code, measured',
