@@ -615,6 +615,12 @@ pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
         return FALSE;
       }
     }
+    if (strstr (words[3], "..") != NULL) {   /* what a -D range looks like */
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s: %s: a change takes a single value, not a range (ranges are for the "
+                   "HMC file's min and max and for -D, which ptieval bounds)", origin, words[3]);
+      return FALSE;
+    }
     if (!pti_context_change_at_origin (ctx, t, words[1], words[2], words[3], origin, error))
       return FALSE;
   }

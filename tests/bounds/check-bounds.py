@@ -14,7 +14,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-ptieval, root = sys.argv[1], sys.argv[2]
+ptieval, root = sys.argv[1], os.path.abspath(sys.argv[2])
 ptisweep = sys.argv[3] if len(sys.argv) > 3 else None
 data = os.path.join(root, "tests", "bounds", "data")
 tiny = os.path.join(root, "tests", "cli", "data", "tiny-system.xml")
@@ -195,6 +195,11 @@ errors = [
      "bounds by exhaustive corners need 16 evaluations (both ends of 4 ranges"),
     ([ranged, "loop.xml", "--bounds-traces"], 2, "--bounds-traces needs -o FILE"),
 ]
+changes = os.path.join(tempfile.mkdtemp(), "changes.txt")
+with open(changes, "w") as f:
+    f.write("5us net latency 1..3us\n")
+errors.append(([tiny, "pingpong.xml", "--changes", changes], 3,
+               "changes.txt:1: 1..3us: a change takes a single value, not a range"))
 for args, want_rc, want in errors:
     args = [os.path.join(data, a) if a.endswith(".xml") and not os.path.isabs(a) else a
             for a in args]
