@@ -17,6 +17,7 @@
  * never into the table. */
 #include "pti-config.h"
 #include "wsl-private.h"
+#include "bounds.h"
 #include "xml.h"
 #include "ptisweep.h"
 
@@ -232,6 +233,11 @@ make_columns (Sweep *sw)
   sw->col_time = sw->columns->len;
   for (guint i = 0; i < G_N_ELEMENTS (figure_columns); i++)
     g_ptr_array_add (sw->columns, g_strdup (figure_columns[i]));
+  sw->col_bounds = sw->columns->len;
+  if (sw->bounds != PTI_BOUNDS_NONE) {
+    g_ptr_array_add (sw->columns, g_strdup ("time_lower_s"));
+    g_ptr_array_add (sw->columns, g_strdup ("time_upper_s"));
+  }
   sw->col_assert = sw->columns->len;
   for (guint i = 0; i < sw->asserts->len; i++)
     g_ptr_array_add (sw->columns, g_strconcat ("assert:", (char *) sw->asserts->pdata[i], NULL));
@@ -270,6 +276,44 @@ one_line (const char *msg)
   return s;
 }
 
+/* One evaluation of a point: system @system, the parameters' texts
+ * @values, ranges taking the ends @ranges chose. */
+typedef struct {
+  const Sweep *sw;
+  guint system;
+  char **values;
+} SweepRun;
+
+static PtiContext *
+sweep_run (const SweepRun *r, PtiRanges *ranges, GError **error)
+{
+  const Sweep *sw = r->sw;
+  g_autoptr (PtiContext) ctx = pti_context_new_ranged (sw->systems[r->system], sw->model_path,
+                                                       NULL, ranges, error);
+  if (ctx == NULL)
+    return NULL;
+  for (guint k = 0; k < sw->params->len; k++)
+    if (!pti_context_override_param (ctx, ((SweepParam *) sw->params->pdata[k])->name,
+                                     r->values[k], error))
+      return NULL;
+  pti_context_set_trace (ctx, NULL);
+  if (!pti_workload_file_build (ctx, sw->workload, error) || !pti_evaluate (ctx, error))
+    return NULL;
+  return g_steal_pointer (&ctx);
+}
+
+/* A bound's run (wsl/bounds.h). */
+static gboolean
+sweep_bound_run (PtiRanges *ranges, const char *trace, double *time, gpointer data,
+                 GError **error)
+{
+  g_autoptr (PtiContext) ctx = sweep_run (data, ranges, error);
+  if (ctx == NULL)
+    return FALSE;
+  *time = pti_result_time (ctx);
+  return TRUE;
+}
+
 /* Evaluates point @index; returns its row (sw->columns->len fields, owned). */
 static char **
 pti_sweep_evaluate (const Sweep *sw, guint64 index)
@@ -287,14 +331,19 @@ pti_sweep_evaluate (const Sweep *sw, guint64 index)
     f[c] = g_strdup ("");
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (PtiContext) ctx = pti_context_new (sw->systems[s], sw->model_path, &error);
-  for (guint k = 0; ctx != NULL && k < sw->params->len && error == NULL; k++)
-    pti_context_override_param (ctx, ((SweepParam *) sw->params->pdata[k])->name, f[k], &error);
-  if (ctx != NULL && error == NULL) {
-    pti_context_set_trace (ctx, NULL);
-    if (pti_workload_file_build (ctx, sw->workload, &error))
-      pti_evaluate (ctx, &error);
+  g_autoptr (PtiRanges) ranges = pti_ranges_new ();
+  SweepRun run = { .sw = sw, .system = s, .values = f };
+  g_autoptr (PtiContext) ctx = sweep_run (&run, ranges, &error);
+  PtiBounds bounds = { 0 };
+  if (ctx != NULL && sw->bounds != PTI_BOUNDS_NONE
+      && pti_bounds_compute (ranges, sw->bounds, sw->bounds_limit, pti_result_time (ctx), NULL,
+                             NULL, sweep_bound_run, &run, &bounds, &error)) {
+    g_free (f[sw->col_bounds]);
+    g_free (f[sw->col_bounds + 1]);
+    f[sw->col_bounds] = pti_sweep_number (bounds.lower);
+    f[sw->col_bounds + 1] = pti_sweep_number (bounds.upper);
   }
+  pti_bounds_clear (&bounds);
   if (error != NULL) {
     g_free (f[sw->col_error]);
     f[sw->col_error] = one_line (error->message);
@@ -1106,7 +1155,9 @@ main (int argc, char **argv)
   g_auto (GStrv) defines = NULL;
   g_autofree char *output = NULL, *model_path = NULL, *plot = NULL, *plot_prefix = NULL;
   g_autofree char *plot_format = NULL;
+  g_autofree char *bounds = NULL;
   gint jobs = 1;
+  gint64 bounds_limit = 256;
   gboolean version = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
     { "define", 'D', 0, G_OPTION_ARG_STRING_ARRAY, &defines,
@@ -1130,6 +1181,13 @@ main (int argc, char **argv)
     { "model-path", 0, 0, G_OPTION_ARG_FILENAME, &model_path,
       "Load models from the shared objects in DIR (colon-separated), searched before "
       "$PTI_MODEL_PATH; default: none", "DIR" },
+    { "bounds", 0, 0, G_OPTION_ARG_STRING, &bounds,
+      "Add the columns time_lower_s and time_upper_s: each point's bounds over the ranges "
+      "of its system and workload (min/max in the files), as ptieval --bounds=METHOD finds "
+      "them (directed, exhaustive); default: none (no such columns)", "METHOD" },
+    { "bounds-limit", 0, 0, G_OPTION_ARG_INT64, &bounds_limit,
+      "The most evaluations a point's bounds may take (more: the point's error); default: 256",
+      "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
       "Print nothing on success (default: the points, their rate and the outcome on stderr)",
       NULL },
@@ -1147,7 +1205,8 @@ main (int argc, char **argv)
     "Columns: the parameters, workload, system, predicted_time_s, events, processes,\n"
     "compute_mean_s, compute_max_s, comm_mean_s, comm_max_s, wait_mean_s, wait_max_s (s, over\n"
     "the ranks), "
-    "efficiency (compute over processes x predicted time), assert:NAME (pass/fail), error.\n"
+    "efficiency (compute over processes x predicted time), with --bounds time_lower_s and\n"
+    "time_upper_s, assert:NAME (pass/fail), error.\n"
     "Under mpirun -np N the points are dealt over the ranks; rank 0 writes the table.\n\n"
     "Exit status: 0 ok, 2 usage error, 3 invalid input or a point that could not be evaluated\n"
     "(its error column says why), 4 an assertion failed, 1 other failure.");
@@ -1177,6 +1236,17 @@ main (int argc, char **argv)
   sw->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_free);
   sw->asserts = g_ptr_array_new_with_free_func (g_free);
   sw->model_path = g_steal_pointer (&model_path);
+  PtiBoundsMethod method = PTI_BOUNDS_NONE;
+  if (bounds != NULL && !pti_bounds_method_parse (bounds, &method, &error))
+    return fail (error);
+  sw->bounds = method;
+  if (bounds_limit < 1 || bounds_limit > G_MAXUINT) {
+    g_set_error (&error, PTI_ERROR, PTI_ERROR_USAGE,
+                 "--bounds-limit %" G_GINT64_FORMAT ": expected 1 or more evaluations",
+                 bounds_limit);
+    return fail (error);
+  }
+  sw->bounds_limit = (guint) bounds_limit;
   if (argc < 3) {
     g_set_error (&error, PTI_ERROR, PTI_ERROR_USAGE,
                  "expected one or more SYSTEM.xml then WORKLOAD.xml (see --help)");

@@ -25,6 +25,9 @@ typedef struct {
   GPtrArray *columns;   /* the table's column names */
   guint col_workload, col_system, col_time, col_assert, col_error;
   char *header;         /* the table's first line */
+  int bounds;           /* PtiBoundsMethod (wsl/bounds.h): NONE unless --bounds */
+  guint bounds_limit;   /* --bounds-limit */
+  guint col_bounds;     /* time_lower_s, time_upper_s (with --bounds) */
 } Sweep;
 
 void pti_sweep_free (Sweep *sw);

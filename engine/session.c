@@ -7,6 +7,7 @@
 #include "registry.h"
 #include "trace-sink.h"
 #include "xml.h"
+#include "ranges-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -65,6 +66,7 @@ struct _PtiSession {
   PtiEngine *engine;
   GArray *placement;            /* guint processor per rank, or NULL (block) */
   PtiSessionPlacement placement_kind;
+  PtiRanges *ranges;            /* borrowed: the ends ranges take, those met (may be NULL) */
   GHashTable *overrides;        /* name -> value text, from -D */
   GHashTable *declared;         /* names of declared parameters */
   GPtrArray *param_names;       /* declared parameters, in order */
@@ -110,15 +112,24 @@ PtiSession *
 pti_session_new (const char *system_path, const char *model_path, const char *const *uses,
                  GError **error)
 {
+  return pti_session_new_ranged (system_path, model_path, uses, NULL, error);
+}
+
+PtiSession *
+pti_session_new_ranged (const char *system_path, const char *model_path, const char *const *uses,
+                        PtiRanges *ranges, GError **error)
+{
   g_return_val_if_fail (system_path != NULL, NULL);
   g_autoptr (PtiRegistry) registry = pti_registry_new (model_path, error);
   if (registry == NULL)
     return NULL;
-  g_autoptr (PtiSystem) system = pti_system_load_full (system_path, registry, uses, error);
+  g_autoptr (PtiSystem) system = pti_system_load_ranged (system_path, registry, uses, ranges,
+                                                         error);
   if (system == NULL)
     return NULL;
 
   PtiSession *s = g_new0 (PtiSession, 1);
+  s->ranges = ranges;
   s->registry = g_steal_pointer (&registry);
   s->system = g_steal_pointer (&system);
   s->symbols = pti_symbols_new ();
@@ -218,15 +229,77 @@ append_hint (GError **error, const char *hint)
 }
 
 static gboolean
-eval_override (PtiSession *s, const char *name, const char *text, double *value, GError **error)
+eval_override_part (PtiSession *s, const char *name, const char *all, const char *text,
+                    double *value, GError **error)
 {
   g_autoptr (PtiExpr) expr = pti_expr_compile (text, s->symbols, error);
   if (expr == NULL || !pti_expr_check (expr, s->symbols, value, error)) {
-    g_prefix_error (error, "-D %s=%s: ", name, text);
+    g_prefix_error (error, "-D %s=%s: ", name, all);
     append_hint (error, "a -D value is a number, or an expression of numbers and of the "
-                        "parameters the workload declares before it");
+                        "parameters the workload declares before it, or a range LOW..HIGH "
+                        "or LOW..NOMINAL..HIGH of those");
     return FALSE;
   }
+  return TRUE;
+}
+
+/* -D NAME=TEXT: one value, or a range LOW..HIGH (nominal: @declared, the
+ * workload's value, which must lie within) or LOW..NOMINAL..HIGH, whose
+ * chosen end goes to @value.  ".." never occurs in an expression, so
+ * cutting the text there first is unambiguous. */
+static gboolean
+eval_override (PtiSession *s, const char *name, const char *text, double declared,
+               double *value, GError **error)
+{
+  if (strstr (text, "..") == NULL)
+    return eval_override_part (s, name, text, text, value, error);
+  g_auto (GStrv) parts = g_strsplit (text, "..", 0);
+  guint n = g_strv_length (parts);
+  if (n != 2 && n != 3) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "-D %s=%s: a range is LOW..HIGH or LOW..NOMINAL..HIGH", name, text);
+    return FALSE;
+  }
+  double v[3];
+  for (guint i = 0; i < n; i++)
+    if (!eval_override_part (s, name, text, parts[i], &v[i], error))
+      return FALSE;
+  double low = v[0], high = v[n - 1], nominal = n == 3 ? v[1] : declared;
+  if (n == 2 && low <= high && !(low <= nominal && nominal <= high)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "-D %s=%s: the workload's value of %s, %.17g, is outside the range: give the "
+                 "nominal value too, LOW..NOMINAL..HIGH", name, text, name, declared);
+    return FALSE;
+  }
+  g_autofree char *key = g_strdup_printf ("param:%s", name);
+  g_autofree char *label = g_strdup_printf ("-D %s=%s", name, text);
+  return pti_ranges_take (s->ranges, key, label, NULL, low, nominal, high,
+                          PTI_RANGE_SENSE_UNKNOWN, value, error);
+}
+
+static gboolean
+declare_param (PtiSession *s, const char *name, gboolean ranged, double low, double nominal,
+               double high, const char *origin, GError **error)
+{
+  if (g_hash_table_contains (s->declared, name)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "parameter '%s' is declared twice", name);
+    return FALSE;
+  }
+  double value = nominal;
+  const char *text = g_hash_table_lookup (s->overrides, name);
+  if (text != NULL) {
+    if (!eval_override (s, name, text, nominal, &value, error))
+      return FALSE;
+  } else if (ranged) {
+    g_autofree char *key = g_strdup_printf ("param:%s", name);
+    if (!pti_ranges_take (s->ranges, key, origin, NULL, low, nominal, high,
+                          PTI_RANGE_SENSE_UNKNOWN, &value, error))
+      return FALSE;
+  }
+  char *copy = g_strdup (name);
+  g_ptr_array_add (s->param_names, copy);
+  g_hash_table_add (s->declared, copy);
+  pti_symbols_set (s->symbols, pti_symbols_intern (s->symbols, name), value);
   return TRUE;
 }
 
@@ -234,19 +307,15 @@ gboolean
 pti_session_declare_param (PtiSession *s, const char *name, double default_value,
                            GError **error)
 {
-  if (g_hash_table_contains (s->declared, name)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "parameter '%s' is declared twice", name);
-    return FALSE;
-  }
-  double value = default_value;
-  const char *text = g_hash_table_lookup (s->overrides, name);
-  if (text != NULL && !eval_override (s, name, text, &value, error))
-    return FALSE;
-  char *copy = g_strdup (name);
-  g_ptr_array_add (s->param_names, copy);
-  g_hash_table_add (s->declared, copy);
-  pti_symbols_set (s->symbols, pti_symbols_intern (s->symbols, name), value);
-  return TRUE;
+  return declare_param (s, name, FALSE, default_value, default_value, default_value, NULL, error);
+}
+
+gboolean
+pti_session_declare_param_range (PtiSession *s, const char *name, double low, double nominal,
+                                 double high, const char *origin, GError **error)
+{
+  g_autofree char *where = origin ? NULL : g_strdup_printf ("parameter %s", name);
+  return declare_param (s, name, TRUE, low, nominal, high, origin ? origin : where, error);
 }
 
 gboolean

@@ -30,6 +30,13 @@ typedef struct _PtiRud PtiRud;
  * choosing models over the file's `model` attributes.  (transfer full) */
 PtiSession *pti_session_new (const char *system_path, const char *model_path,
                              const char *const *uses, GError **error);
+/* pti_session_new(), every range of the system and of the workload's
+ * parameters taking the end @ranges chose and recorded there
+ * (hmi/ranges-private.h); @ranges (borrowed, may be NULL) must outlive the
+ * session. */
+typedef struct _PtiRanges PtiRanges;
+PtiSession *pti_session_new_ranged (const char *system_path, const char *model_path,
+                                    const char *const *uses, PtiRanges *ranges, GError **error);
 void pti_session_free (PtiSession *s);
 
 const PtiSystem *pti_session_system (const PtiSession *s);
@@ -44,6 +51,13 @@ gboolean pti_session_override_param (PtiSession *s, const char *name, const char
                                      GError **error);
 gboolean pti_session_declare_param (PtiSession *s, const char *name, double default_value,
                                     GError **error);
+/* A parameter whose value is a range: @low <= @nominal <= @high, stated at
+ * @origin ("FILE:LINE: <param>", for errors and reports).  It takes the end
+ * the session's ranges chose; a -D value replaces the range (a -D range
+ * too). */
+gboolean pti_session_declare_param_range (PtiSession *s, const char *name, double low,
+                                          double nominal, double high, const char *origin,
+                                          GError **error);
 /* -D names the workload never declared: an error naming them. */
 gboolean pti_session_check_overrides_used (PtiSession *s, GError **error);
 

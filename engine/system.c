@@ -17,6 +17,7 @@
 #include "pti-config.h"
 #include "system.h"
 #include "xml.h"
+#include "ranges-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -703,6 +704,13 @@ PtiSystem *
 pti_system_load_full (const char *path, PtiRegistry *registry, const char *const *uses,
                       GError **error)
 {
+  return pti_system_load_ranged (path, registry, uses, NULL, error);
+}
+
+PtiSystem *
+pti_system_load_ranged (const char *path, PtiRegistry *registry, const char *const *uses,
+                        PtiRanges *ranges, GError **error)
+{
   g_return_val_if_fail (path != NULL && registry != NULL, NULL);
   for (guint i = 0; uses != NULL && uses[i] != NULL; i++) {
     const char *eq = strchr (uses[i], '=');
@@ -718,6 +726,8 @@ pti_system_load_full (const char *path, PtiRegistry *registry, const char *const
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
   if (doc == NULL)
     return NULL;
+  if (ranges != NULL)
+    pti_ranges_attach (ranges, doc);
   /* The root first: a workload given where the system belongs is a swap of
    * the arguments, which the schema would only call an unknown root. */
   xmlNode *root = xmlDocGetRootElement (doc);

@@ -41,6 +41,12 @@ PtiSystem *pti_system_load (const char *path, PtiRegistry *registry, GError **er
  * replacing the `model` attribute of the network or computer OWNER. */
 PtiSystem *pti_system_load_full (const char *path, PtiRegistry *registry,
                                  const char *const *uses, GError **error);
+/* pti_system_load_full(), the models reading @ranges' choice of range ends
+ * and recording the ranges they meet (hmi/ranges-private.h; NULL: every
+ * range at its nominal value).  @ranges must outlive the call only. */
+typedef struct _PtiRanges PtiRanges;
+PtiSystem *pti_system_load_ranged (const char *path, PtiRegistry *registry,
+                                   const char *const *uses, PtiRanges *ranges, GError **error);
 void pti_system_free (PtiSystem *system);
 
 const char *pti_system_name (const PtiSystem *system);

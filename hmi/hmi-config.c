@@ -4,6 +4,8 @@
  * a model never guesses one. */
 #include <pti/hmi.h>
 
+#include "ranges-private.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,18 +37,60 @@ pti_config_child (const xmlNode *parent, const char *name)
 }
 
 static gboolean
-node_number (const xmlNode *node, double *out, GError **error)
+parse_number (const xmlNode *node, const char *s, const char *what, double *out, GError **error)
 {
-  xmlChar *text = xmlNodeGetContent (node);
-  g_autofree char *s = g_strstrip (g_strdup (text ? (const char *) text : ""));
-  xmlFree (text);
   char *end = NULL;
   errno = 0;
   double v = g_ascii_strtod (s, &end);
   if (s[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite (v))
-    return pti_node_error (error, node, "'%s' is not a number", s);
+    return pti_node_error (error, node, "%s'%s' is not a number", what, s);
   *out = v;
   return TRUE;
+}
+
+/* The number @node holds, or the end of its range the evaluation chose
+ * (ranges-private.h): the one place every model's configured numbers
+ * come through, so every one of them may be a range. */
+static gboolean
+node_range (const xmlNode *node, PtiRangeSense sense, gboolean range_allowed, double *out,
+            GError **error)
+{
+  xmlChar *text = xmlNodeGetContent (node);
+  g_autofree char *s = g_strstrip (g_strdup (text ? (const char *) text : ""));
+  xmlFree (text);
+  if (!parse_number (node, s, "", out, error))
+    return FALSE;
+  xmlChar *min = xmlGetProp (node, (const xmlChar *) "min");
+  xmlChar *max = xmlGetProp (node, (const xmlChar *) "max");
+  gboolean ok = TRUE;
+  if (min != NULL || max != NULL) {
+    double lo = 0, hi = 0;
+    g_autofree char *smin = g_strstrip (g_strdup (min ? (const char *) min : ""));
+    g_autofree char *smax = g_strstrip (g_strdup (max ? (const char *) max : ""));
+    xmlChar *unit = xmlGetProp (node, (const xmlChar *) "unit");
+    g_autofree char *label = NULL;
+    if (!range_allowed)
+      ok = pti_node_error (error, node, "takes a single value, not a range (min, max)");
+    else if (min == NULL || max == NULL)
+      ok = pti_node_error (error, node, "a range needs both min and max (found only %s)",
+                           min ? "min" : "max");
+    else if (parse_number (node, smin, "min=", &lo, error)
+             && parse_number (node, smax, "max=", &hi, error)) {
+      const char *file = node->doc && node->doc->URL ? (const char *) node->doc->URL : "?";
+      label = g_strdup_printf ("%s:%ld: <%s>", file, xmlGetLineNo (node), (const char *) node->name);
+      xmlChar *path = xmlGetNodePath (node);
+      g_autofree char *key = g_strdup_printf ("hmc:%s", path ? (const char *) path : "?");
+      xmlFree (path);
+      PtiRanges *ranges = node->doc ? node->doc->_private : NULL;
+      ok = pti_ranges_take (ranges, key, label, (const char *) unit, lo, *out, hi, sense, out,
+                            error);
+    } else
+      ok = FALSE;
+    xmlFree (unit);
+  }
+  xmlFree (min);
+  xmlFree (max);
+  return ok;
 }
 
 static const xmlNode *
@@ -59,10 +103,23 @@ required_child (const xmlNode *parent, const char *name, GError **error)
 }
 
 gboolean
-pti_config_get_double (const xmlNode *parent, const char *name, double *out, GError **error)
+pti_config_node_number (const xmlNode *node, PtiRangeSense sense, double *out, GError **error)
+{
+  return node_range (node, sense, TRUE, out, error);
+}
+
+gboolean
+pti_config_get_number (const xmlNode *parent, const char *name, PtiRangeSense sense, double *out,
+                       GError **error)
 {
   const xmlNode *child = required_child (parent, name, error);
-  return child != NULL && node_number (child, out, error);
+  return child != NULL && node_range (child, sense, TRUE, out, error);
+}
+
+gboolean
+pti_config_get_double (const xmlNode *parent, const char *name, double *out, GError **error)
+{
+  return pti_config_get_number (parent, name, PTI_RANGE_SENSE_UNKNOWN, out, error);
 }
 
 typedef struct {
@@ -87,11 +144,12 @@ unit_factor (const UnitFactor *units, const char *unit, double *factor, GString 
 
 static gboolean
 get_with_unit (const xmlNode *parent, const char *name, const UnitFactor *units,
-               gboolean unit_required, double *out, GError **error)
+               gboolean unit_required, PtiRangeSense sense, gboolean range_allowed, double *out,
+               GError **error)
 {
   const xmlNode *child = required_child (parent, name, error);
   double v = 0;
-  if (child == NULL || !node_number (child, &v, error))
+  if (child == NULL || !node_range (child, sense, range_allowed, &v, error))
     return FALSE;
   xmlChar *unit = xmlGetProp (child, (const xmlChar *) "unit");
   if (unit == NULL && !unit_required) {
@@ -126,7 +184,8 @@ gboolean
 pti_config_get_time (const xmlNode *parent, const char *name, double *seconds, GError **error)
 {
   const UnitFactor *units = time_units;
-  if (!get_with_unit (parent, name, units, TRUE, seconds, error))
+  if (!get_with_unit (parent, name, units, TRUE, PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, TRUE,
+                      seconds, error))
     return FALSE;
   if (*seconds < 0)
     return pti_node_error (error, pti_config_child (parent, name), "a time cannot be negative");
@@ -137,7 +196,8 @@ gboolean
 pti_config_get_bandwidth (const xmlNode *parent, const char *name, double *bytes_per_second,
                           GError **error)
 {
-  if (!get_with_unit (parent, name, bandwidth_units, TRUE, bytes_per_second, error))
+  if (!get_with_unit (parent, name, bandwidth_units, TRUE, PTI_RANGE_SENSE_FASTER_WHEN_HIGHER,
+                      TRUE, bytes_per_second, error))
     return FALSE;
   if (*bytes_per_second <= 0)
     return pti_node_error (error, pti_config_child (parent, name), "a bandwidth must be positive");
@@ -148,7 +208,8 @@ gboolean
 pti_config_get_flop_rate (const xmlNode *parent, const char *name, double *flops_per_second,
                           GError **error)
 {
-  if (!get_with_unit (parent, name, flop_rate_units, TRUE, flops_per_second, error))
+  if (!get_with_unit (parent, name, flop_rate_units, TRUE, PTI_RANGE_SENSE_FASTER_WHEN_HIGHER,
+                      TRUE, flops_per_second, error))
     return FALSE;
   if (*flops_per_second <= 0)
     return pti_node_error (error, pti_config_child (parent, name), "a flop rate must be positive");
@@ -162,7 +223,7 @@ pti_config_get_bytes (const xmlNode *parent, const char *name, guint64 *bytes, G
     { "B", 1.0 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "KB", 1e3 }, { "MB", 1e6 },
     { NULL, 0 } };
   double v = 0;
-  if (!get_with_unit (parent, name, units, FALSE, &v, error))
+  if (!get_with_unit (parent, name, units, FALSE, PTI_RANGE_SENSE_UNKNOWN, FALSE, &v, error))
     return FALSE;
   if (v < 0 || v > 1e18 || v != floor (v))
     return pti_node_error (error, pti_config_child (parent, name),

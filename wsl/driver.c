@@ -10,6 +10,7 @@
 
 #include "registry.h"
 #include "xml.h"
+#include "bounds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,7 +85,113 @@ typedef struct {
   guint64 rss;
   PtiSourceFormat format;       /* of the workload argument (ptieval), else UNKNOWN */
   const PtiReplayNotes *notes;  /* what a replayed trace held that was not replayed */
+  const PtiRanges *ranges;      /* the ranges met (none: no bounds reported) */
+  const PtiBounds *bounds;
+  const char *trace_lower, *trace_upper; /* --bounds-traces, or NULL */
 } RunFigures;
+
+static void
+json_corner (GString *s, const PtiRanges *ranges, const PtiRangeEnd *ends)
+{
+  g_string_append_c (s, '{');
+  for (guint i = 0; i < pti_ranges_count (ranges); i++) {
+    g_string_append (s, i ? ", " : "");
+    json_string (s, pti_ranges_nth (ranges, i)->key);
+    g_string_append (s, ": ");
+    json_string (s, pti_range_end_name (ends[i]));
+  }
+  g_string_append_c (s, '}');
+}
+
+/* "bounds" of the JSON report, only when the inputs held ranges. */
+static void
+json_bounds (GString *s, const RunFigures *f)
+{
+  const PtiRanges *ranges = f->ranges;
+  const PtiBounds *b = f->bounds;
+  if (pti_ranges_count (ranges) == 0)
+    return;
+  g_string_append (s, ", \"bounds\": {\"method\": ");
+  json_string (s, pti_bounds_method_name (b->method));
+  g_string_append (s, ", \"ranges\": [");
+  for (guint i = 0; i < pti_ranges_count (ranges); i++) {
+    const PtiRange *r = pti_ranges_nth (ranges, i);
+    g_string_append (s, i ? ", {\"key\": " : "{\"key\": ");
+    json_string (s, r->key);
+    g_string_append (s, ", \"where\": ");
+    json_string (s, r->label);
+    g_string_append (s, ", \"low\": ");
+    json_number (s, r->low);
+    g_string_append (s, ", \"nominal\": ");
+    json_number (s, r->nominal);
+    g_string_append (s, ", \"high\": ");
+    json_number (s, r->high);
+    g_string_append (s, ", \"unit\": ");
+    if (r->unit != NULL)
+      json_string (s, r->unit);
+    else
+      g_string_append (s, "null");
+    g_string_append (s, ", \"sense\": ");
+    json_string (s, pti_range_sense_name (r->sense));
+    g_string_append_c (s, '}');
+  }
+  g_string_append (s, "]");
+  if (b->method != PTI_BOUNDS_NONE) {
+    g_string_append (s, ", \"lower_s\": ");
+    json_number (s, b->lower);
+    g_string_append (s, ", \"upper_s\": ");
+    json_number (s, b->upper);
+    g_string_append (s, ", \"lower_corner\": ");
+    json_corner (s, ranges, b->lower_corner);
+    g_string_append (s, ", \"upper_corner\": ");
+    json_corner (s, ranges, b->upper_corner);
+    g_string_append_printf (s, ", \"runs\": %u, \"runs_wall_s\": ", b->runs);
+    json_number (s, b->wall_s);
+    g_string_append (s, ", \"warnings\": [");
+    for (guint i = 0; i < b->warnings->len; i++) {
+      g_string_append (s, i ? ", " : "");
+      json_string (s, g_ptr_array_index (b->warnings, i));
+    }
+    g_string_append (s, "]");
+    if (f->trace_lower != NULL) {
+      g_string_append (s, ", \"trace_lower\": ");
+      json_string (s, f->trace_lower);
+      g_string_append (s, ", \"trace_upper\": ");
+      json_string (s, f->trace_upper);
+    }
+  }
+  g_string_append (s, "}");
+}
+
+static void
+print_bounds (const RunFigures *f)
+{
+  const PtiRanges *ranges = f->ranges;
+  const PtiBounds *b = f->bounds;
+  guint n = pti_ranges_count (ranges);
+  if (n == 0)
+    return;
+  if (b->method == PTI_BOUNDS_NONE) {
+    printf ("bounds: not computed (--bounds=none); %u range%s at nominal values\n", n,
+            n == 1 ? "" : "s");
+    return;
+  }
+  printf ("lower bound: %.9f s\nupper bound: %.9f s\n", b->lower, b->upper);
+  printf ("bounds: %s corners of %u range%s, %u evaluation%s (%.3f s wall)\n",
+          pti_bounds_method_name (b->method), n, n == 1 ? "" : "s", b->runs, b->runs == 1 ? "" : "s",
+          b->wall_s);
+  for (guint i = 0; i < n; i++) {
+    const PtiRange *r = pti_ranges_nth (ranges, i);
+    printf ("  %s: %.9g..%.9g%s%s (nominal %.9g), %s; lower at %s, upper at %s\n", r->label,
+            r->low, r->high, r->unit ? " " : "", r->unit ? r->unit : "", r->nominal,
+            pti_range_sense_name (r->sense), pti_range_end_name (b->lower_corner[i]),
+            pti_range_end_name (b->upper_corner[i]));
+  }
+  for (guint i = 0; i < b->warnings->len; i++)
+    printf ("bounds: warning: %s\n", (char *) g_ptr_array_index (b->warnings, i));
+  if (f->trace_lower != NULL)
+    printf ("bound traces: %s (lower), %s (upper)\n", f->trace_lower, f->trace_upper);
+}
 
 static PtiPhaseTotals
 phase_totals (PtiContext *ctx, guint phase)
@@ -208,6 +315,7 @@ print_json (PtiContext *ctx, const char *system_file, const char *workload, cons
   g_string_append (s, "]");
   json_phases (s, ctx);
   json_assertions (s, ctx);
+  json_bounds (s, f);
   g_string_append (s, "}\n");
   fputs (s->str, stdout);
 }
@@ -267,6 +375,7 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
   if (f->format != PTI_SOURCE_UNKNOWN && f->format != PTI_SOURCE_WORKLOAD_XML)
     printf ("replayed: %s\n", pti_source_format_name (f->format));
   printf ("predicted time: %.9f s\n", t);
+  print_bounds (f);
   printf ("events: %" G_GUINT64_FORMAT ", processes: %u\n", events, n);
   guint64 evaluated = 0, derived = 0;
   pti_wsl_repetition_figures (ctx, &evaluated, &derived);
@@ -505,9 +614,82 @@ pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
         return FALSE;
       }
     }
+    if (strstr (words[3], "..") != NULL) {   /* what a -D range looks like */
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                   "%s: %s: a change takes a single value, not a range (ranges are for the "
+                   "HMC file's min and max and for -D, which ptieval bounds)", origin, words[3]);
+      return FALSE;
+    }
     if (!pti_context_change_at_origin (ctx, t, words[1], words[2], words[3], origin, error))
       return FALSE;
   }
+  return TRUE;
+}
+
+/* What one evaluation reads: the same for the nominal run and each bound's. */
+typedef struct {
+  const PtiDriver *d;
+  const char *system_file, *workload_file, *model_path, *changes;
+  const char *const *uses, *const *defines;
+  gint64 pending_limit;
+} DriverRun;
+
+/* One evaluation of @r with @ranges' chosen ends, its trace to @trace
+ * (NULL: none), progress shown if @progress; the context evaluated, or NULL
+ * with @error.  @t_built: when the workload was built (us, monotonic). */
+static PtiContext *
+driver_run (const DriverRun *r, PtiRanges *ranges, const char *trace, Progress *progress,
+            PtiReplayNotes *notes, PtiSourceFormat *format, gint64 *t_built, GError **error)
+{
+  const PtiDriver *d = r->d;
+  g_autoptr (PtiContext) ctx = pti_context_new_ranged (r->system_file, r->model_path, r->uses,
+                                                       ranges, error);
+  if (ctx == NULL)
+    return NULL;
+  if (r->changes != NULL && !pti_changes_file_load (ctx, r->changes, error))
+    return NULL;
+  for (guint i = 0; r->defines && r->defines[i]; i++) {
+    const char *eq = strchr (r->defines[i], '=');   /* checked by the caller */
+    g_autofree char *name = g_strndup (r->defines[i], eq - r->defines[i]);
+    if (!pti_context_override_param (ctx, name, eq + 1, error)) {
+      g_prefix_error (error, "-D %s: ", r->defines[i]);
+      (*error)->code = PTI_ERROR_USAGE;
+      return NULL;
+    }
+  }
+  pti_context_set_trace (ctx, trace);
+  pti_context_set_pending_limit (ctx, (guint64) r->pending_limit);
+  if (d->workload_name != NULL)
+    pti_context_set_workload (ctx, d->workload_name, NULL);
+  if (progress != NULL) {
+    progress->ctx = ctx;
+    pti_wsl_set_progress (ctx, progress_update, progress, PROGRESS_EVERY);
+  }
+  gboolean built;
+  if (!d->workload_file) {
+    built = d->build (ctx, d->user_data, error);
+  } else {
+    built = pti_workload_build (ctx, r->workload_file, notes, format, error);
+  }
+  *t_built = g_get_monotonic_time ();
+  if (progress != NULL)
+    progress->eval_start = *t_built;
+  if (!built || !pti_evaluate (ctx, error))
+    return NULL;
+  return g_steal_pointer (&ctx);
+}
+
+/* A bound's run: driver_run() without progress, its predicted time. */
+static gboolean
+bounds_run (PtiRanges *ranges, const char *trace, double *time, gpointer data, GError **error)
+{
+  g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
+  PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
+  gint64 t = 0;
+  g_autoptr (PtiContext) ctx = driver_run (data, ranges, trace, NULL, notes, &format, &t, error);
+  if (ctx == NULL)
+    return FALSE;
+  *time = pti_result_time (ctx);
   return TRUE;
 }
 
@@ -521,7 +703,9 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autofree char *changes = NULL;
   g_auto (GStrv) uses = NULL;
   gboolean json = FALSE, list_models = FALSE, version = FALSE, no_progress = FALSE;
-  gint64 pending_limit = 0;
+  gint64 pending_limit = 0, bounds_limit = 256;
+  g_autofree char *bounds_method = NULL;
+  gboolean bounds_traces = FALSE;
   GOptionEntry entries[] = {
     { "define", 'D', 0, G_OPTION_ARG_STRING_ARRAY, &defines,
       "Set workload parameter NAME to VALUE, a number or an expression of numbers, in the "
@@ -556,6 +740,17 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
       "(about 60 bytes each) have been built, so memory stays bounded by about N events if the "
       "workload is built phase by phase across ranks; 0 = never; default: 0 (every event held "
       "until the end)", "N" },
+    { "bounds", 0, 0, G_OPTION_ARG_STRING, &bounds_method,
+      "When parameters or model costs are ranges (-D n=LOW..HIGH, min/max in the files): how "
+      "to find the lower and upper predicted time: directed (ranges of known sense at their "
+      "fast or slow end, both ends of the others), exhaustive (every corner, checking the "
+      "senses), none; default: directed (wsl/README.md: what is a bound)", "METHOD" },
+    { "bounds-limit", 0, 0, G_OPTION_ARG_INT64, &bounds_limit,
+      "The most evaluations the bounds may take; more is an error naming the ranges; "
+      "default: 256", "N" },
+    { "bounds-traces", 0, 0, G_OPTION_ARG_NONE, &bounds_traces,
+      "With -o FILE.xml, also write the traces of the lower and upper bounds' corners to "
+      "FILE.lower.xml and FILE.upper.xml; default: no such traces", NULL },
     { "no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress,
       "Never show progress; default: shown on standard error (events, simulated time, rate, "
       "time left) when it is a terminal, without --json, once a run lasts 0.5 s", NULL },
@@ -624,58 +819,69 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   const char *system_file = argv[1];
   const char *workload_file = d->workload_file ? argv[2] : NULL;
 
-  gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (PtiContext) ctx = pti_context_new_with_models (system_file, model_path,
-                                                            (const char *const *) uses, &error);
-  if (ctx == NULL)
-    return fail (d->program, error);
-  if (changes != NULL && !pti_changes_file_load (ctx, changes, &error))
-    return fail (d->program, error);
   for (guint i = 0; defines && defines[i]; i++) {
     const char *eq = strchr (defines[i], '=');
     if (eq == NULL || eq == defines[i]) {
       fprintf (stderr, "%s: error: -D %s: expected NAME=VALUE\n", d->program, defines[i]);
       return EXIT_USAGE;
     }
-    g_autofree char *name = g_strndup (defines[i], eq - defines[i]);
-    if (!pti_context_override_param (ctx, name, eq + 1, &error)) {
-      g_prefix_error (&error, "-D %s: ", defines[i]);
-      error->code = PTI_ERROR_USAGE;
-      return fail (d->program, error);
-    }
   }
-  pti_context_set_trace (ctx, output);
-  pti_context_set_pending_limit (ctx, (guint64) pending_limit);
-  if (d->workload_name != NULL)
-    pti_context_set_workload (ctx, d->workload_name, NULL);
-  Progress progress = { .program = d->program, .ctx = ctx, .start = t0 };
+  PtiBoundsMethod method = PTI_BOUNDS_DIRECTED;
+  if (bounds_method != NULL && !pti_bounds_method_parse (bounds_method, &method, &error))
+    return fail (d->program, error);
+  if (bounds_limit < 1 || bounds_limit > G_MAXUINT) {
+    fprintf (stderr, "%s: error: --bounds-limit %" G_GINT64_FORMAT ": expected a number of "
+             "evaluations, 1 or more (see --help)\n", d->program, bounds_limit);
+    return EXIT_USAGE;
+  }
+  if (bounds_traces && output == NULL) {
+    fprintf (stderr, "%s: error: --bounds-traces needs -o FILE: the traces of the bounds are "
+             "named after it (see --help)\n", d->program);
+    return EXIT_USAGE;
+  }
+  if (bounds_traces && method == PTI_BOUNDS_NONE) {
+    fprintf (stderr, "%s: error: --bounds-traces with --bounds=none: no bounds to trace "
+             "(see --help)\n", d->program);
+    return EXIT_USAGE;
+  }
+
+  DriverRun run = { .d = d, .system_file = system_file, .workload_file = workload_file,
+                    .model_path = model_path, .uses = (const char *const *) uses,
+                    .changes = changes, .defines = (const char *const *) defines,
+                    .pending_limit = pending_limit };
+  g_autoptr (PtiRanges) ranges = pti_ranges_new ();
+  gint64 t0 = g_get_monotonic_time ();
+  Progress progress = { .program = d->program, .start = t0 };
   gboolean show = progress_wanted (json, no_progress, &progress.delay);
-  if (show)
-    pti_wsl_set_progress (ctx, progress_update, &progress, PROGRESS_EVERY);
   g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
   PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
-  gboolean built;
-  if (!d->workload_file) {
-    built = d->build (ctx, d->user_data, &error);
-  } else {
-    built = pti_workload_build (ctx, workload_file, notes, &format, &error);
-  }
-  gint64 t1 = g_get_monotonic_time ();
-  progress.eval_start = t1;
-  gboolean ok = built && pti_evaluate (ctx, &error);
+  gint64 t1 = 0;
+  g_autoptr (PtiContext) ctx = driver_run (&run, ranges, output, show ? &progress : NULL, notes,
+                                           &format, &t1, &error);
   progress_clear (&progress);
-  if (!ok)
+  if (ctx == NULL)
     return fail (d->program, error);
   gint64 t2 = g_get_monotonic_time ();
 
+  /* The bounds, when the inputs hold ranges: more runs of the same inputs. */
+  PtiBounds bounds = { 0 };
+  g_autofree char *trace_lower = bounds_traces ? pti_bounds_trace_name (output, "lower") : NULL;
+  g_autofree char *trace_upper = bounds_traces ? pti_bounds_trace_name (output, "upper") : NULL;
+  if (!pti_bounds_compute (ranges, method, (guint) bounds_limit, pti_result_time (ctx),
+                           trace_lower, trace_upper, bounds_run, &run, &bounds, &error)) {
+    pti_bounds_clear (&bounds);
+    return fail (d->program, error);
+  }
   RunFigures f = { .build_s = (t1 - t0) / 1e6, .evaluate_s = (t2 - t1) / 1e6,
                    .wall_s = (t2 - t0) / 1e6, .rss = peak_rss_bytes (), .format = format,
-                   .notes = notes };
+                   .notes = notes, .ranges = ranges, .bounds = &bounds,
+                   .trace_lower = trace_lower, .trace_upper = trace_upper };
   const char *workload = workload_file ? workload_file : d->workload_name;
   if (json)
     print_json (ctx, system_file, workload, &f);
   else
     print_summary (ctx, system_file, workload, &f);
+  pti_bounds_clear (&bounds);
   guint failed = pti_result_assertions_failed (ctx);
   if (failed > 0) {
     fflush (stdout);   /* the report first, then why the exit status is 4 */

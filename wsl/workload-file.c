@@ -1198,17 +1198,12 @@ source_free (gpointer data)
 
 /* ---- the document -------------------------------------------------------- */
 
-/* Compiles and evaluates `value` of a <param> or <derive>: load-time only. */
+/* Compiles and evaluates the expression of @attr: load-time only. */
 static gboolean
-eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, GError **error)
+eval_load_attr (Loader *ld, const xmlNode *node, const char *attr, double *value, GError **error)
 {
-  *name = pti_xml_attr (node, "name");
-  if (*name == NULL)
-    return pti_node_error (error, node, "the name attribute is required");
-  if (strcmp (*name, "rank") == 0 || strcmp (*name, "nprocs") == 0)
-    return pti_node_error (error, node, "'%s' is set by pti and cannot be a parameter", *name);
   Arg a;
-  if (!compile_attr (ld, node, "value", TRUE, &a, error))
+  if (!compile_attr (ld, node, attr, TRUE, &a, error))
     return FALSE;
   gboolean ok = pti_expr_check (a.expr, ld->symbols, value, error);
   if (!ok)
@@ -1218,6 +1213,31 @@ eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, GErro
     }
   pti_expr_free (a.expr);
   return ok;
+}
+
+/* `value` of a <param> or <derive>, and of a <param>, `min` and `max` if
+ * it is a range (*@ranged). */
+static gboolean
+eval_binding (Loader *ld, const xmlNode *node, char **name, double *value, gboolean *ranged,
+              double *low, double *high, GError **error)
+{
+  *name = pti_xml_attr (node, "name");
+  if (*name == NULL)
+    return pti_node_error (error, node, "the name attribute is required");
+  if (strcmp (*name, "rank") == 0 || strcmp (*name, "nprocs") == 0)
+    return pti_node_error (error, node, "'%s' is set by pti and cannot be a parameter", *name);
+  gboolean has_min = xmlHasProp (node, (const xmlChar *) "min") != NULL;
+  gboolean has_max = xmlHasProp (node, (const xmlChar *) "max") != NULL;
+  *ranged = has_min || has_max;
+  if (*ranged && strcmp ((const char *) node->name, "param") != 0)
+    return pti_node_error (error, node, "a derived value takes a single value, not a range "
+                           "(min, max): give the range to the parameters it derives from");
+  if (*ranged && !(has_min && has_max))
+    return pti_node_error (error, node, "a range needs both min and max (found only %s)",
+                           has_min ? "min" : "max");
+  return eval_load_attr (ld, node, "value", value, error)
+         && (!*ranged || (eval_load_attr (ld, node, "min", low, error)
+                          && eval_load_attr (ld, node, "max", high, error)));
 }
 
 /* <processes placement="block|cyclic"> or map="expression of rank": the
@@ -1551,12 +1571,17 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
       if (strcmp (el, "param") == 0 || strcmp (el, "derive") == 0)
         {
           g_autofree char *name = NULL;
-          double value;
-          if (!eval_binding (ld, c, &name, &value, error))
+          double value, low = 0, high = 0;
+          gboolean ranged = FALSE;
+          if (!eval_binding (ld, c, &name, &value, &ranged, &low, &high, error))
             return FALSE;
-          gboolean ok = el[0] == 'p'
-            ? pti_context_declare_param (ld->ctx, name, value, error)
-            : pti_context_set_param (ld->ctx, name, value, error);
+          g_autofree char *origin = ranged
+            ? g_strdup_printf ("%s:%ld: <param name=\"%s\">", ld->file, xmlGetLineNo (c), name)
+            : NULL;
+          gboolean ok = el[0] != 'p' ? pti_context_set_param (ld->ctx, name, value, error)
+            : ranged ? pti_context_declare_param_range_at (ld->ctx, name, low, value, high,
+                                                           origin, error)
+            : pti_context_declare_param (ld->ctx, name, value, error);
           if (!ok)
             {
               prefix_location (error, ld, xmlGetLineNo (c), el);

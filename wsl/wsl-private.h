@@ -123,6 +123,17 @@ void pti_coll_set_site (PtiContext *ctx, const char *file, guint line);
  * file's `model` attributes (ptieval --use-model). */
 PtiContext *pti_context_new_with_models (const char *system_path, const char *model_path,
                                          const char *const *uses, GError **error);
+/* pti_context_new_with_models(), the system's and the parameters' ranges
+ * taking the ends @ranges chose (borrowed; must outlive the context; NULL:
+ * nominal values), and recorded there (hmi/ranges-private.h; ptieval's
+ * bound runs, wsl/bounds.c). */
+PtiContext *pti_context_new_ranged (const char *system_path, const char *model_path,
+                                    const char *const *uses, PtiRanges *ranges, GError **error);
+/* A <param> with min and max: pti_context_declare_param_range() naming
+ * where it was stated. */
+gboolean pti_context_declare_param_range_at (PtiContext *ctx, const char *name, double low,
+                                             double nominal, double high, const char *origin,
+                                             GError **error);
 
 /* The longest text the WSL takes from a user in one piece: a command-line
  * argument, a line of a changes file, a change's target, element or value,

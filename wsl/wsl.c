@@ -26,8 +26,15 @@ PtiContext *
 pti_context_new_with_models (const char *system_path, const char *model_path,
                              const char *const *uses, GError **error)
 {
+  return pti_context_new_ranged (system_path, model_path, uses, NULL, error);
+}
+
+PtiContext *
+pti_context_new_ranged (const char *system_path, const char *model_path,
+                        const char *const *uses, PtiRanges *ranges, GError **error)
+{
   g_return_val_if_fail (system_path != NULL, NULL);
-  PtiSession *session = pti_session_new (system_path, model_path, uses, error);
+  PtiSession *session = pti_session_new_ranged (system_path, model_path, uses, ranges, error);
   if (session == NULL)
     return NULL;
   PtiContext *ctx = g_new0 (PtiContext, 1);
@@ -119,6 +126,24 @@ pti_context_declare_param (PtiContext *ctx, const char *name, double default_val
   g_return_val_if_fail (ctx != NULL, FALSE);
   return check_param_name (name, error)
          && pti_session_declare_param (ctx->session, name, default_value, error);
+}
+
+gboolean
+pti_context_declare_param_range_at (PtiContext *ctx, const char *name, double low,
+                                    double nominal, double high, const char *origin,
+                                    GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  return check_param_name (name, error)
+         && pti_session_declare_param_range (ctx->session, name, low, nominal, high, origin,
+                                             error);
+}
+
+gboolean
+pti_context_declare_param_range (PtiContext *ctx, const char *name, double low, double nominal,
+                                 double high, GError **error)
+{
+  return pti_context_declare_param_range_at (ctx, name, low, nominal, high, NULL, error);
 }
 
 double

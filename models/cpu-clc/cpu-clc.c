@@ -220,7 +220,8 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
       if ((ratio ? self->speed_ratio : self->flop_rate) > 0)
         return pti_node_error (error, n, "<%s> is given twice", name);
       double v = 0;
-      if (ratio ? !pti_config_get_double (config, name, &v, error)
+      if (ratio ? !pti_config_get_number (config, name, PTI_RANGE_SENSE_FASTER_WHEN_HIGHER, &v,
+                                          error)
                 : !pti_config_get_flop_rate (config, name, &v, error))
         return FALSE;
       if (!(isfinite (v) && v > 0))
@@ -237,14 +238,12 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
       return pti_node_error (error, n, "operation code %s is configured twice", name);
     seen[code] = TRUE;
 
-    xmlChar *text = xmlNodeGetContent (n);
-    g_autofree char *s = g_strstrip (g_strdup (text ? (const char *) text : ""));
-    xmlFree (text);
-    char *end = NULL;
-    double v = g_ascii_strtod (s, &end);
-    if (s[0] == '\0' || end == NULL || *end != '\0' || !isfinite (v) || v < 0)
-      return pti_node_error (error, n, "'%s' is not a non-negative number (cost of one %s)",
-                             s, name);
+    double v = 0;
+    if (!pti_config_node_number (n, PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, &v, error))
+      return FALSE;
+    if (v < 0)
+      return pti_node_error (error, n, "%g is not a non-negative number (cost of one %s)", v,
+                             name);
     self->cost[code] = v * self->unit;
   }
   return TRUE;

@@ -42,6 +42,20 @@ def esc(text):
     return text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
 
 
+def ranged(name, base, attributes=(), doc=None):
+    """A complex type of text @base that may be a range: min and max of the
+    same type (bounded predictions, hmi/README.md), with @attributes."""
+    out = ['  <xs:complexType name="%s">' % name]
+    if doc:
+        out.append('    <xs:annotation><xs:documentation>' + '\n'.join(doc)
+                   + '</xs:documentation></xs:annotation>')
+    out += ['    <xs:simpleContent>', '      <xs:extension base="%s">' % base]
+    out += ['        ' + a for a in attributes]
+    out += ['        <xs:attribute name="%s" type="%s"/>' % (m, base) for m in ('min', 'max')]
+    out += ['      </xs:extension>', '    </xs:simpleContent>', '  </xs:complexType>']
+    return out
+
+
 def schema(codes):
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -58,6 +72,11 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
+    ] + ranged('cpu_clc.cost_range', 'cpu_clc.cost', doc=[
+        'A cost, or a range of costs: the text is the nominal',
+        '      value, min and max (both or neither) the ends, in the same unit (bounded',
+        '      predictions).']) + [
+        '',
         '  <xs:simpleType name="cpu_clc.unit">',
         '    <xs:restriction base="xs:token">',
     ]
@@ -73,6 +92,8 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
+    ] + ranged('cpu_clc.ratio', 'cpu_clc.positive') + [
+        '',
         '  <xs:simpleType name="cpu_clc.flop_unit">',
         '    <xs:restriction base="xs:token">',
     ]
@@ -82,13 +103,8 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
-        '  <xs:complexType name="cpu_clc.flop_rate">',
-        '    <xs:simpleContent>',
-        '      <xs:extension base="cpu_clc.positive">',
-        '        <xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>',
-        '      </xs:extension>',
-        '    </xs:simpleContent>',
-        '  </xs:complexType>',
+    ] + ranged('cpu_clc.flop_rate', 'cpu_clc.positive',
+               attributes=['<xs:attribute name="unit" type="cpu_clc.flop_unit" use="required"/>']) + [
         '',
         '  <xs:element name="cpu_clc">',
         '    <xs:annotation><xs:documentation>Cost of one C-language operation per code, measured',
@@ -99,7 +115,7 @@ def schema(codes):
         '      <xs:all>',
     ]
     out += [
-        '        <xs:element name="speed_ratio" type="cpu_clc.positive" minOccurs="0">'
+        '        <xs:element name="speed_ratio" type="cpu_clc.ratio" minOccurs="0">'
         '<xs:annotation><xs:documentation>Optional: the speed of this CPU relative to the '
         'host where computations given as a time (pti_use_time, captured and Dimemas '
         'traces) were measured; such a computation of t s takes t / speed_ratio here. '
@@ -111,7 +127,7 @@ def schema(codes):
         '</xs:documentation></xs:annotation></xs:element>',
     ]
     for code, origin, meaning in codes:
-        out.append('        <xs:element name="%s" type="cpu_clc.cost" minOccurs="0">'
+        out.append('        <xs:element name="%s" type="cpu_clc.cost_range" minOccurs="0">'
                    '<xs:annotation><xs:documentation>%s [%s]</xs:documentation>'
                    '</xs:annotation></xs:element>' % (code, esc(meaning), esc(origin)))
     out += [

@@ -30,7 +30,8 @@ cpu_time_configure (gpointer instance, const xmlNode *config, GError **error)
 {
   CpuTime *self = instance;
   if (pti_config_child (config, "speed_ratio") != NULL) {
-    if (!pti_config_get_double (config, "speed_ratio", &self->speed_ratio, error))
+    if (!pti_config_get_number (config, "speed_ratio", PTI_RANGE_SENSE_FASTER_WHEN_HIGHER,
+                                &self->speed_ratio, error))
       return FALSE;
     if (!(isfinite (self->speed_ratio) && self->speed_ratio > 0))
       return pti_node_error (error, pti_config_child (config, "speed_ratio"),

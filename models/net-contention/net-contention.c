@@ -514,7 +514,8 @@ net_contention_configure (gpointer instance, const xmlNode *config, GError **err
   const xmlNode *bl = pti_config_child (config, "background_load");
   if (bl != NULL) {
     GError *local = NULL;
-    if (!pti_config_get_double (config, "background_load", &load, error))
+    if (!pti_config_get_number (config, "background_load",
+                                PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, &load, error))
       return FALSE;
     if (!check_load (load, &local)) {
       pti_node_error (error, bl, "%s", local->message);
@@ -530,14 +531,12 @@ net_contention_configure (gpointer instance, const xmlNode *config, GError **err
     if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "link_load") != 0)
       continue;
     g_autofree char *pattern = (char *) xmlGetProp (c, (const xmlChar *) "link");
-    g_autofree char *text = (char *) xmlNodeGetContent (c);
-    char *end = NULL;
-    double v = g_ascii_strtod (text, &end);
+    double v = 0;
+    if (!pti_config_node_number (c, PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, &v, error))
+      return FALSE;
     GError *local = NULL;
     g_array_set_size (matched, 0);
-    if (end == text || !check_load (v, &local) || !match_links (self, pattern, matched, &local)) {
-      if (local == NULL)
-        return pti_node_error (error, c, "'%s' is not a number", text);
+    if (!check_load (v, &local) || !match_links (self, pattern, matched, &local)) {
       pti_node_error (error, c, "%s", local->message);
       g_error_free (local);
       return FALSE;

@@ -1,8 +1,12 @@
 /* Fuzz target: the HMC loader (engine/system.c): a system file, parsed,
  * validated against hmc.xsd and every model's schema, and configured by the
- * built-in models.  Seeds: configs/ and the tests' system files. */
+ * built-in models.  Seeds: configs/ and the tests' system files (with
+ * ranges: tests/bounds/data).  A system that loads is loaded again with
+ * every range it met at its low end, then at its high end, as the bound
+ * runs of ptieval do. */
 #include "fuzz.h"
 
+#include "ranges-private.h"
 #include "registry.h"
 #include "system.h"
 
@@ -19,10 +23,25 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   }
   const char *path = fuzz_write_file (data, size);
   g_autoptr (GError) error = NULL;
-  PtiSystem *sys = pti_system_load (path, registry, &error);
+  g_autoptr (PtiRanges) ranges = pti_ranges_new ();
+  PtiSystem *sys = pti_system_load_ranged (path, registry, NULL, ranges, &error);
   if (sys == NULL) {
     fuzz_check_error (error);
     return 0;
+  }
+  for (PtiRangeEnd end = PTI_RANGE_LOW; end <= PTI_RANGE_HIGH; end++) {
+    guint met = pti_ranges_count (ranges);
+    for (guint i = 0; i < met; i++) {
+      const PtiRange *r = pti_ranges_nth (ranges, i);
+      g_assert_true (r->low <= r->nominal && r->nominal <= r->high);
+      pti_ranges_choose (ranges, r->key, end);
+    }
+    PtiSystem *again = pti_system_load_ranged (path, registry, NULL, ranges, &error);
+    if (again == NULL)   /* an end may be refused where the nominal value is not (min="0") */
+      fuzz_check_error (error);
+    g_clear_error (&error);
+    pti_system_free (again);
+    g_assert_cmpuint (pti_ranges_count (ranges), ==, met);
   }
   /* What the engine asks of a system: every processor's CPU model, and a
    * route between the first and the last. */

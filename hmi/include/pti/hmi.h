@@ -88,7 +88,59 @@ typedef enum {
 /* ---- configuration helpers -------------------------------------------- */
 /* Typed readers over a model's configuration element (already validated
  * against the model's schema when `configure` sees it).  Each names the file
- * and line of the offending element in its error. */
+ * and line of the offending element in its error.
+ *
+ * Ranges (bounded predictions): a number read by pti_config_get_number,
+ * _get_double, _get_time, _get_bandwidth, _get_flop_rate or
+ * pti_config_node_number may be written as a range, its nominal value as
+ * the element's text and the ends as `min` and `max` attributes in the same
+ * unit: <latency unit="us" min="0.9" max="1.1">1.0</latency>.  The reader
+ * returns the end the evaluation chose (ptieval's bound runs: the nominal
+ * value otherwise), so a model reads ranges without knowing of them; its
+ * schema says which of its numbers accept min and max.  A size
+ * (pti_config_get_bytes) takes a single value: a range there is an error. */
+
+/**
+ * PtiRangeSense:
+ * @PTI_RANGE_SENSE_UNKNOWN: no stated direction: bound runs try both ends
+ * @PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER: a higher value never makes a run
+ *   faster (a time, a cost per operation, a load)
+ * @PTI_RANGE_SENSE_FASTER_WHEN_HIGHER: a higher value never makes a run
+ *   slower (a bandwidth, a rate, a speed ratio)
+ *
+ * Which way a configured number moves predicted times, as far as the model
+ * knows it: the lower bound takes each range at its fast end.
+ */
+typedef enum {
+  PTI_RANGE_SENSE_UNKNOWN = 0,
+  PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER = 1,
+  PTI_RANGE_SENSE_FASTER_WHEN_HIGHER = 2,
+} PtiRangeSense;
+
+/**
+ * pti_config_node_number:
+ * @node: an element whose text is a number (a range with `min`/`max`)
+ * @sense: which way it moves predicted times
+ * @out: (out): the value, or the end of its range the evaluation chose
+ *
+ * Returns: FALSE with @error (file, line, element) if the text is not a
+ * finite number, or the range is malformed (min above max, the nominal
+ * value outside them, one end without the other).
+ */
+PTI_API gboolean pti_config_node_number (const xmlNode *node, PtiRangeSense sense, double *out,
+                                         GError **error);
+
+/**
+ * pti_config_get_number:
+ * @parent: a configuration element
+ * @name: child element whose text is a number (or a range)
+ * @sense: which way it moves predicted times
+ * @out: (out): the value
+ *
+ * pti_config_node_number() over the child @name, which is required.
+ */
+PTI_API gboolean pti_config_get_number (const xmlNode *parent, const char *name,
+                                        PtiRangeSense sense, double *out, GError **error);
 
 /**
  * pti_config_child:
@@ -105,6 +157,7 @@ PTI_API const xmlNode *pti_config_child (const xmlNode *parent, const char *name
  * @name: child element whose text is a number
  * @out: (out): the value
  *
+ * pti_config_get_number() with PTI_RANGE_SENSE_UNKNOWN.
  * Returns: FALSE with @error set if the child is missing or not a finite number.
  */
 PTI_API gboolean pti_config_get_double (const xmlNode *parent, const char *name,

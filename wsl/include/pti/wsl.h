@@ -191,6 +191,21 @@ PTI_API gboolean pti_context_declare_param (PtiContext *ctx, const char *name,
                                             double default_value, GError **error);
 
 /**
+ * pti_context_declare_param_range:
+ * @name: a workload parameter
+ * @low: the low end of its range
+ * @nominal: its value in the nominal prediction, @low <= @nominal <= @high
+ * @high: the high end
+ *
+ * Declares a parameter known only within a range (bounded predictions,
+ * ptieval's bound runs, wsl/README.md): it takes @nominal, or the end the
+ * run chose.  A `-D` value replaces the range.
+ * Returns: FALSE if @name was already declared or the range is malformed.
+ */
+PTI_API gboolean pti_context_declare_param_range (PtiContext *ctx, const char *name, double low,
+                                                  double nominal, double high, GError **error);
+
+/**
  * pti_context_get_param:
  * Returns: the current value of parameter @name, or NaN if unbound.
  */
