@@ -126,6 +126,7 @@ struct _PtiChangeStream {
   guint line;            /* lines read so far */
   double last;           /* time of the last line (change or until) */
   guint last_line;       /* its number, 0 before the first */
+  gboolean last_until;   /* it was an until line */
 };
 
 void
@@ -197,7 +198,7 @@ stream_more (gpointer data, GError **error)
       if (t < known) {
         g_autofree char *after = cs->last_line > 0
           ? g_strdup_printf (" (line %u said %s %.9f s)", cs->last_line,
-                             kind == 2 ? "until" : "a change at", cs->last)
+                             cs->last_until ? "until" : "a change at", cs->last)
           : g_strdup ("");
         g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                      "%s: %s %.9f s is for a time already passed: the stream let the "
@@ -212,6 +213,7 @@ stream_more (gpointer data, GError **error)
         return FALSE;
       cs->last = t;
       cs->last_line = cs->line;
+      cs->last_until = kind == 2;
       pti_engine_changes_known (engine, t);
       return TRUE;
     }
