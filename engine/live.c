@@ -78,47 +78,88 @@ pti_cpu_change_add (PtiEngine *e, double t, PtiChangeEffect effect, double value
     while (at > 0 && g_array_index (a, CpuChange, at - 1).t > t)
       at--;
     g_array_insert_val (a, at, c);
-    rebuild (e, node);
+    if (at + 1 < a->len) {
+      rebuild (e, node);   /* out of time order: rare (a file's, unsorted) */
+      continue;
+    }
+    /* In time order (a stream, a sorted file): one phase more, O(1). */
+    GArray *phases = e->node_timeline[node];
+    if (phases->len == 0) {
+      CpuPhase first = { -INFINITY, 1.0, TRUE };
+      g_array_append_val (phases, first);
+    }
+    CpuPhase cur = g_array_index (phases, CpuPhase, phases->len - 1);
+    gboolean same = cur.t == t;
+    cur.t = t;
+    if (effect == PTI_CHANGE_SPEED)
+      cur.speed = value;
+    else
+      cur.available = value != 0;
+    if (same)
+      g_array_index (phases, CpuPhase, phases->len - 1) = cur;
+    else
+      g_array_append_val (phases, cur);
   }
 }
 
-/* The end of @work s of computation from @start on @phases, or INFINITY. */
-static double
-integrate (const GArray *phases, double start, double work)
+/* Advance a computation at *@now with *@left s of work to do through
+ * @phases, no further than @horizon: TRUE with its end in *@end if it ends
+ * by then (INFINITY if it never can), else FALSE with *@now = @horizon and
+ * *@left what remains. */
+static gboolean
+integrate (const GArray *phases, double *now, double *left, double horizon, double *end)
 {
-  /* The phase @start is in: the last that begins at or before it. */
+  /* The phase *@now is in: the last that begins at or before it. */
   guint lo = 0, hi = phases->len;
   while (hi - lo > 1) {
     guint mid = (lo + hi) / 2;
-    if (g_array_index (phases, CpuPhase, mid).t <= start)
+    if (g_array_index (phases, CpuPhase, mid).t <= *now)
       lo = mid;
     else
       hi = mid;
   }
-  double now = start, left = work;
   for (guint i = lo; i < phases->len; i++) {
     const CpuPhase *ph = &g_array_index (phases, CpuPhase, i);
     double rate = ph->available ? ph->speed : 0;
     double next = i + 1 < phases->len ? g_array_index (phases, CpuPhase, i + 1).t : INFINITY;
-    if (rate > 0 && now + left / rate <= next)
-      return now + left / rate;
-    if (isinf (next))
-      return INFINITY;
-    left -= rate * (next - now);
-    now = next;
+    if (rate > 0 && *now + *left / rate <= next && *now + *left / rate <= horizon) {
+      *end = *now + *left / rate;
+      return TRUE;
+    }
+    double to = MIN (next, horizon);
+    if (isinf (to)) {
+      *end = INFINITY;
+      return TRUE;
+    }
+    *left -= rate * (to - *now);
+    *now = to;
+    if (to == horizon)
+      return FALSE;
   }
-  return INFINITY;
+  *end = INFINITY;
+  return TRUE;
 }
 
 double
 pti_cpu_finish (PtiEngine *e, guint rank, double start, double work)
 {
   guint node = e->proc_node ? e->proc_node[rank] : 0;
+  double now = start, left = work, end = start + work;
   for (;;) {
     const GArray *phases = e->proc_node ? e->node_timeline[node] : NULL;
-    double end = phases != NULL ? integrate (phases, start, work) : start + work;
-    /* Every change before the end must be known: read the stream on. */
-    if (end > e->known_until && e->feed.more != NULL) {
+    /* Every change before the end must be known: what is known is
+     * integrated, then the stream read on (the work done so far kept). */
+    double horizon = e->feed.more != NULL ? e->known_until : INFINITY;
+    gboolean ended;
+    if (phases != NULL)
+      ended = integrate (phases, &now, &left, horizon, &end);
+    else if ((ended = now + left <= horizon))
+      end = now + left;
+    else {
+      now = horizon;   /* full speed so far */
+      left = end - horizon;
+    }
+    if (!ended) {
       GError *local = NULL;
       if (!e->feed.more (e->feed.data, &local)) {
         if (e->error == NULL)
