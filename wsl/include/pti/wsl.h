@@ -742,7 +742,7 @@ PTI_API guint pti_comm_world_rank (const PtiComm *comm, guint world_rank, guint 
  * @comm: (nullable): the communicator; NULL for the world
  * @model: a choice from pti_context_model_choice(), or PTI_MODEL_DEFAULT
  *
- * Every message of @comm from now on in the evaluation — point-to-point
+ * Every message of @comm in the evaluation (whenever it was given) — point-to-point
  * and the traffic its collectives expand into, of every communicator of a
  * split — goes by the configuration @model names on its route (the
  * network of its two processes, or their node's intra-node model) instead
@@ -948,7 +948,9 @@ PTI_API gboolean pti_mpi_iallgatherv_comm (PtiContext *ctx, const PtiComm *comm,
  * pti_context_change_at:
  * @time: simulated time in s (>= 0) at which the change happens
  * @target: the network whose model changes (its HMC name, e.g. "myrinet"),
- *   or "computer:NAME" for a computer's intra-node model
+ *   "computer:NAME" for a computer's intra-node model, or "cpu:NAME" for
+ *   its CPU ("speed[NODES]" and "available[NODES]" where its model
+ *   declares them: cpu-clc, cpu-time; hmi.h PtiChangeKey)
  * @element: the model parameter, as its configuration element is called,
  *   with the links or parts it applies to in brackets where the model takes
  *   them: "background_load", "link_load[s1.*:up]", "link_bandwidth"
