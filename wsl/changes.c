@@ -182,7 +182,7 @@ stream_more (gpointer data, GError **error)
   PtiChangeStream *cs = data;
   PtiEngine *engine = pti_session_engine (cs->ctx->session);
   for (;;) {
-    guint8 *nl = memchr (cs->buf->data, '\n', cs->buf->len);
+    guint8 *nl = cs->buf->len > 0 ? memchr (cs->buf->data, '\n', cs->buf->len) : NULL;
     if (nl != NULL) {
       gsize len = (gsize) (nl - cs->buf->data);
       g_autofree char *origin = g_strdup_printf ("%s:%u", cs->name, ++cs->line);
