@@ -269,6 +269,8 @@ typedef struct {
   const PtiModelInstance *model;
   char *element, *selector, *value;
   char *origin;          /* "changes.txt:3" or "pti_context_change", for errors */
+  guint8 effect;         /* PtiChangeEffect: RECONFIGURE is the model's to apply; the
+                          * CPU effects are in the nodes' timelines (live.c) already */
 } Change;
 
 /* ---- the engine ---------------------------------------------------------- */
@@ -301,10 +303,24 @@ struct _PtiEngine {
   guint64 repetitions_evaluated;
   guint64 events_derived;
   GPtrArray *comm_names;           /* by communicator id (context / 2), or NULL */
+  guint16 *comm_choice;            /* by communicator id: its network model choice
+                                    * (pti_system_choice), 0 the default; NULL if none */
+  guint n_comm_choice;
   FlowNet *nets;                   /* resource network models of the system */
   guint n_nets;
   GArray *changes;                 /* Change, sorted by time (stable) */
   guint next_change;               /* first change not applied yet */
+  double next_change_t;            /* min (its time, known_until): pti_changes_due's one compare */
+  double known_until;              /* a change stream may still give changes at or after
+                                    * this time, none before: nothing at or after it is
+                                    * resolved until the stream says more (INFINITY: none) */
+  PtiEngineFeed feed;              /* the change stream, or more == NULL */
+  GArray **node_timeline;          /* per system node: CpuPhase (live.c), or NULL; NULL if
+                                    * no CPU change was ever given */
+  GArray **node_changes;           /* per system node: its CPU changes as given (live.c) */
+  guint32 *proc_node;              /* per rank: its system node, once CPU changes exist */
+  gboolean cpu_live;               /* CPU changes or a change stream: computations end
+                                    * by pti_cpu_finish */
   gpointer repeat_state;           /* repeat.c's, or NULL */
   gboolean repeat_snapshot_due;    /* rank 0 began a repetition: digest at the next safe point */
   GArray *phases;                  /* Phase, by phase number (phases.c), or NULL */
@@ -400,6 +416,24 @@ void pti_proc_run (PtiEngine *e, guint rank);
 void pti_item_handle (PtiEngine *e, const Item *it);
 const PtiModelInstance *pti_route (const PtiEngine *e, guint a, guint b, guint32 *port_a,
                                    guint32 *port_b);
+/* The same for a message of matching context @comm: its communicator's
+ * model choice, if it has one, replaces the route's default model. */
+static inline const PtiModelInstance *
+pti_route_comm (const PtiEngine *e, guint a, guint b, guint comm, guint32 *port_a,
+                guint32 *port_b)
+{
+  const PtiModelInstance *via = pti_route (e, a, b, port_a, port_b);
+  if (G_UNLIKELY (e->comm_choice != NULL) && via != NULL && (comm >> 1) < e->n_comm_choice
+      && e->comm_choice[comm >> 1] != 0) {
+    /* pti_engine_set_comm_model checked that every route of the
+     * communicator's members has it. */
+    const PtiModelInstance *chosen
+      = pti_system_choice_instance (e->system, e->comm_choice[comm >> 1], via);
+    if (chosen != NULL)
+      via = chosen;
+  }
+  return via;
+}
 
 /* netglue.c: resource models and scheduled changes */
 void pti_nets_init (PtiEngine *e);
@@ -407,9 +441,27 @@ void pti_nets_free (PtiEngine *e);
 guint8 pti_flow_net_of (const PtiEngine *e, const PtiModelInstance *model);
 void pti_flow_start (PtiEngine *e, Msg *m, Stage stage);
 void pti_net_reschedule (PtiEngine *e, FlowNet *f);
-gboolean pti_changes_due (const PtiEngine *e, double t);
+/* A change is due at or before @t, or the change stream must say more
+ * before anything at @t is resolved.  Hot path: one compare. */
+static inline gboolean
+pti_changes_due (const PtiEngine *e, double t)
+{
+  return G_UNLIKELY (e->next_change_t <= t);
+}
+void pti_changes_update_next (PtiEngine *e);
 gboolean pti_changes_apply (PtiEngine *e, double t);
 double pti_changes_next_time (const PtiEngine *e);
+
+/* live.c: CPU speed and availability over time (PTI_CHANGE_SPEED,
+ * PTI_CHANGE_AVAILABLE), the change stream */
+/* When a computation of @work s (priced at full speed) that @rank begins at
+ * @start ends, given its node's timeline; reads the change stream as far as
+ * it must.  Only called when node_timeline is set. */
+double pti_cpu_finish (PtiEngine *e, guint rank, double start, double work);
+void pti_live_free (PtiEngine *e);
+/* A CPU change joins the timelines of system nodes @node_lo..@node_hi. */
+void pti_cpu_change_add (PtiEngine *e, double t, PtiChangeEffect effect, double value,
+                         guint node_lo, guint node_hi);
 
 /* diagnose.c */
 void pti_report_deadlock (PtiEngine *e, GError **error);

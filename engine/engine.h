@@ -134,6 +134,10 @@ void pti_engine_set_sink (PtiEngine *engine, const PtiEngineSink *sink);
 /* Append to @rank's window (rank checked by the caller).  Amortised O(1),
  * no allocation per operation. */
 void pti_engine_add_compute (PtiEngine *engine, guint rank, double duration, guint32 rud);
+/* The same, priced by model choice @choice (pti_system_choice; 0 the
+ * default) of @rank's computer: the trace shows that model. */
+void pti_engine_add_compute_on (PtiEngine *engine, guint rank, double duration, guint32 rud,
+                                guint choice);
 /* Messages.  FALSE with @error if no network connects the two processes.
  * @peer of a receive may be PTI_ENGINE_ANY_SOURCE and its @tag
  * PTI_ENGINE_ANY_TAG. */
@@ -255,6 +259,33 @@ const PtiModelInstance *pti_engine_check_change (const PtiSystem *system, double
                                                  const char *target, const char *element,
                                                  const char *selector, const char *value,
                                                  const char *origin, GError **error);
+
+/* Messages of communicator @id (contexts 2 @id and 2 @id + 1) go by model
+ * choice @choice (0: the default) of the network or intra-node model of
+ * their route.  FALSE with @error naming the rank, its computer or network
+ * and the configurations there if a route between two of @members (world
+ * ranks, @n of them) has no such configuration. */
+gboolean pti_engine_set_comm_model (PtiEngine *engine, guint id, guint choice, guint n,
+                                    const guint *members, GError **error);
+
+/* A live change stream (ptieval --changes-stream): the engine calls @more
+ * when it needs to know the changes up to a time beyond the stream's
+ * horizon; @more blocks until the stream gives something, adds the changes
+ * it reads (pti_engine_add_change) and moves the horizon
+ * (pti_engine_changes_known; INFINITY at the stream's end).  FALSE with
+ * @error to stop the evaluation. */
+typedef struct {
+  gboolean (*more) (gpointer data, GError **error);
+  gpointer data;
+} PtiEngineFeed;
+/* From now on nothing at or after time 0 is resolved before the feed has
+ * said so. */
+void pti_engine_set_feed (PtiEngine *engine, const PtiEngineFeed *feed);
+/* The stream has no change before @until (s): the engine may resolve what
+ * lies before it.  Never moves back. */
+void pti_engine_changes_known (PtiEngine *engine, double until);
+/* The stream's horizon (INFINITY without a stream). */
+double pti_engine_changes_known_until (const PtiEngine *engine);
 
 /* Name the communicator whose matching contexts are 2 @id and 2 @id + 1
  * (its point-to-point and collective traffic), for error reports. */

@@ -172,6 +172,14 @@ pti_engine_add_compute (PtiEngine *e, guint rank, double duration, guint32 rud)
   p->n_appended++;
 }
 
+void
+pti_engine_add_compute_on (PtiEngine *e, guint rank, double duration, guint32 rud,
+                           guint choice)
+{
+  pti_engine_add_compute (e, rank, duration, rud);
+  pti_proc_op_at (&e->procs[rank], e->procs[rank].tail - 1)->tag = (gint32) choice;
+}
+
 static gboolean
 check_route (PtiEngine *e, guint a, guint b, GError **error)
 {

@@ -148,7 +148,7 @@ post_send (PtiEngine *e, guint rank, const Op *op)
   m->send_slot = slot;
   m->recv_slot = NO_SLOT;
   m->id = e->next_msg_id++;
-  m->model = pti_route (e, rank, m->dst, &m->src_port, &m->dst_port);
+  m->model = pti_route_comm (e, rank, m->dst, op->comm, &m->src_port, &m->dst_port);
   m->flow_net = e->n_nets > 0 ? pti_flow_net_of (e, m->model) : 0;
   m->rendezvous = (op->flags & OP_FLAG_SYNC)
                   || op->bytes > ops (m->model)->eager_limit (m->model->state);
@@ -422,15 +422,20 @@ pti_proc_run (PtiEngine *e, guint rank)
       break;
     Op *op = pti_proc_op_at (p, p->head);
     switch (op->kind) {
-    case PTI_OP_COMPUTE:
+    case PTI_OP_COMPUTE: {
+      /* Live CPU changes (live.c) stretch it; else it takes its price. */
+      double took = op->duration;
+      if (G_UNLIKELY (e->cpu_live))
+        took = pti_cpu_finish (e, rank, p->clock, op->duration) - p->clock;
       if (e->sink.event != NULL)
-        pti_out_compute (e, rank, op, p->clock, p->clock + op->duration);
-      p->clock += op->duration;
-      p->compute += op->duration;
+        pti_out_compute (e, rank, op, p->clock, p->clock + took);
+      p->clock += took;
+      p->compute += took;
       p->n_events++;
       p->rep.pos++;
       pti_proc_consume (e, p);
       continue;
+    }
     case PTI_OP_COLL_BEGIN:
     case PTI_OP_COLL_END:
       if (e->sink.event != NULL)

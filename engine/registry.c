@@ -601,6 +601,19 @@ pti_registry_print_info (const PtiRegistry *registry, const char *name, GString 
       g_string_append_printf (out, "      %s\n", p->description);
   }
 
+  const PtiChangeKey *keys = PTI_MODEL_CHANGES (d);
+  if (keys != NULL) {
+    g_string_append (out, "\nLive changes (--changes, --changes-stream, pti_context_change_at):\n");
+    for (const PtiChangeKey *k = keys; k->name != NULL; k++) {
+      g_string_append_printf (out, "  %s%s\n      value:   %s\n", k->name,
+                              k->selector ? "[SELECTOR]" : "", or_empty (k->value));
+      if (k->selector != NULL)
+        g_string_append_printf (out, "      selector: %s\n", k->selector);
+      if (k->description != NULL)
+        g_string_append_printf (out, "      %s\n", k->description);
+    }
+  }
+
   g_string_append (out, "\nTrace records");
   if (d->records == NULL || d->records[0].name == NULL) {
     g_string_append (out, ": none\n");

@@ -79,6 +79,7 @@ struct _PtiSession {
   char *workload_name;
   char *workload_file;
   gboolean evaluated;
+  gboolean evaluating;          /* inside the final run: a change stream may add changes */
   gboolean pulling;             /* a pull source is appending */
   guint64 next_partial;         /* pending events that trigger the next automatic run */
   guint64 pending_limit;        /* or a run every so many events appended; 0: automatic */
@@ -87,6 +88,7 @@ struct _PtiSession {
   PtiProgressFunc progress;
   gpointer progress_data;
   guint64 progress_every, progress_countdown;
+  PtiEngineFeed feed;           /* a change stream, given to the engine once it exists */
   PtiRud *bursts[3];            /* trace names of computations given as a time, as flops,
                                  * and of sleeps (pti_session_use_burst) */
 };
@@ -437,7 +439,17 @@ pti_session_set_processes (PtiSession *s, guint n, GError **error)
       return FALSE;
   }
   g_clear_pointer (&s->queued_changes, g_ptr_array_unref);
+  if (s->feed.more != NULL)
+    pti_engine_set_feed (s->engine, &s->feed);
   return TRUE;
+}
+
+void
+pti_session_set_feed (PtiSession *s, const PtiEngineFeed *feed)
+{
+  s->feed = *feed;
+  if (s->engine != NULL)
+    pti_engine_set_feed (s->engine, feed);
 }
 
 guint
@@ -623,10 +635,54 @@ first_unbound (const RudForm *form, const PtiSymbols *symbols)
   return G_MAXUINT;
 }
 
+guint
+pti_session_model_choice (PtiSession *s, const char *name, GError **error)
+{
+  if (name == NULL || !g_regex_match_simple ("^[A-Za-z0-9_][A-Za-z0-9_.\\-]*$", name, 0, 0)
+      || strlen (name) > 128) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "'%s' is not a model or configuration name (a letter, digit or '_', then "
+                 "letters, digits, '_', '-' or '.')", name ? name : "(null)");
+    return G_MAXUINT;
+  }
+  if (pti_system_n_choices (s->system) >= G_MAXUINT16 - 1) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "model '%s': more than %u model names "
+                 "chosen in one workload", name, G_MAXUINT16 - 1);
+    return G_MAXUINT;
+  }
+  return pti_system_choice (s->system, name);
+}
+
+/* The CPU configuration choice @choice selects for @rank, or NULL with
+ * @error naming the rank, the computer and what it configures. */
+static const PtiModelInstance *
+chosen_cpu (PtiSession *s, guint rank, guint choice, GError **error)
+{
+  const PtiModelInstance *dflt = pti_engine_cpu (s->engine, rank);
+  const PtiModelInstance *cpu = pti_system_choice_instance (s->system, choice, dflt);
+  if (G_UNLIKELY (cpu == NULL)) {
+    g_autofree char *have = pti_system_configs_of (s->system, dflt);
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: model '%s' is not configured for the CPU of %s (configured there: "
+                 "%s)", rank, pti_system_choice_name (s->system, choice), dflt->owner, have);
+  }
+  return cpu;
+}
+
 gboolean
 pti_session_use (PtiSession *s, guint rank, PtiRud *rud, guint *unbound, GError **error)
 {
-  const PtiModelInstance *cpu = pti_engine_cpu (s->engine, rank);
+  return pti_session_use_on (s, rank, rud, 0, unbound, error);
+}
+
+gboolean
+pti_session_use_on (PtiSession *s, guint rank, PtiRud *rud, guint choice, guint *unbound,
+                    GError **error)
+{
+  const PtiModelInstance *cpu = choice == 0 ? pti_engine_cpu (s->engine, rank)
+                                            : chosen_cpu (s, rank, choice, error);
+  if (G_UNLIKELY (cpu == NULL))
+    return FALSE;
   RudForm *form = NULL;
   for (guint i = 0; i < rud->n_forms && form == NULL; i++)
     if (rud->forms[i].desc == cpu->desc)
@@ -659,8 +715,18 @@ pti_session_use (PtiSession *s, guint rank, PtiRud *rud, guint *unbound, GError 
     rud->id = s->ruds->len;
     g_ptr_array_add (s->ruds, pti_session_rud_ref (rud));
   }
-  pti_engine_add_compute (s->engine, rank, seconds, rud->id);
+  if (choice == 0)
+    pti_engine_add_compute (s->engine, rank, seconds, rud->id);
+  else
+    pti_engine_add_compute_on (s->engine, rank, seconds, rud->id, choice);
   return TRUE;
+}
+
+gboolean
+pti_session_comm_set_model (PtiSession *s, guint id, guint choice, guint n,
+                            const guint *members, GError **error)
+{
+  return pti_engine_set_comm_model (s->engine, id, choice, n, members, error);
 }
 
 /* The RUD table's entry that names computations of @kind in the trace: a
@@ -793,7 +859,7 @@ gboolean
 pti_session_change_at (PtiSession *s, double time, const char *target, const char *element,
                        const char *value, const char *origin, GError **error)
 {
-  if (s->evaluated) {
+  if (s->evaluated && !s->evaluating) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "%s: the workload was already evaluated", origin);
     return FALSE;
@@ -858,6 +924,21 @@ rud_name_of (gpointer data, guint32 id)
   return id < s->ruds->len ? ((PtiRud *) g_ptr_array_index (s->ruds, id))->name : NULL;
 }
 
+/* Whether some model choice selects @mi beside a default. */
+static gboolean
+instance_chosen (const PtiSession *s, const PtiModelInstance *mi)
+{
+  guint ni = pti_system_n_instances (s->system);
+  for (guint k = 1; k <= pti_system_n_choices (s->system); k++)
+    for (guint i = 0; i < ni; i++) {
+      const PtiModelInstance *d = pti_system_instance (s->system, i);
+      if (pti_system_instance_is_active (s->system, d)
+          && pti_system_choice_instance (s->system, k, d) == mi)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Open the trace and write its header, once, at the first evaluation. */
 static gboolean
 open_trace (PtiSession *s, GError **error)
@@ -879,8 +960,9 @@ open_trace (PtiSession *s, GError **error)
     g_ptr_array_add (strings, v);
     params[i].value = v;
   }
-  /* The instances in use: a model configured but not chosen (an HMC
-   * element's other model, --use-model) is not in the trace. */
+  /* The instances in use: the defaults, and those a use or communicator
+   * chose by name; a model configured but never chosen (an HMC element's
+   * other model, --use-model) is not in the trace. */
   guint ni = pti_system_n_instances (s->system);
   g_autofree PtiTraceModel *models = g_new0 (PtiTraceModel, ni + 1);
   guint n_models = 0;
@@ -888,9 +970,9 @@ open_trace (PtiSession *s, GError **error)
   g_autoptr (GPtrArray) seen = g_ptr_array_new ();
   for (guint i = 0; i < ni; i++) {
     const PtiModelInstance *mi = pti_system_instance (s->system, i);
-    if (!pti_system_instance_is_active (s->system, mi))
+    if (!pti_system_instance_is_active (s->system, mi) && !instance_chosen (s, mi))
       continue;
-    models[n_models++] = (PtiTraceModel) { mi->desc->name, mi->owner };
+    models[n_models++] = (PtiTraceModel) { mi->desc->name, mi->owner, mi->config };
     if (mi->desc->records == NULL || g_ptr_array_find (seen, mi->desc, NULL))
       continue;
     g_ptr_array_add (seen, (gpointer) mi->desc);
@@ -959,8 +1041,12 @@ pti_session_evaluate (PtiSession *s, GError **error)
   if (!ready_to_evaluate (s, error) || !pti_session_check_overrides_used (s, error))
     return FALSE;
   s->evaluated = TRUE;
-  if (!open_trace (s, error) || !pti_engine_run (s->engine, TRUE, error)
-      || !pti_assertions_check (s->assertions, s->engine, error))
+  if (!open_trace (s, error))
+    return FALSE;
+  s->evaluating = TRUE;
+  gboolean ran = pti_engine_run (s->engine, TRUE, error);
+  s->evaluating = FALSE;
+  if (!ran || !pti_assertions_check (s->assertions, s->engine, error))
     return FALSE;
   if (s->writer == NULL)
     return TRUE;

@@ -97,6 +97,20 @@ const PtiSession *pti_session_rud_session (const PtiRud *rud);
  * parameter the price read, or G_MAXUINT. */
 gboolean pti_session_use (PtiSession *s, guint rank, PtiRud *rud, guint *unbound,
                           GError **error);
+/* A model choice's number for @name (a configuration or model name; checked
+ * for syntax here, against each computer or network where it is used),
+ * given once at load or build time; G_MAXUINT with @error. */
+guint pti_session_model_choice (PtiSession *s, const char *name, GError **error);
+/* pti_session_use priced by model choice @choice (0: the default) of
+ * @rank's computer; an error names the rank and what the computer
+ * configures if it has no such configuration.  The price cache keys on the
+ * configuration (instance) too. */
+gboolean pti_session_use_on (PtiSession *s, guint rank, PtiRud *rud, guint choice,
+                             guint *unbound, GError **error);
+/* Messages of communicator @id go by model choice @choice (engine.h,
+ * pti_engine_set_comm_model); the processes must be set. */
+gboolean pti_session_comm_set_model (PtiSession *s, guint id, guint choice, guint n,
+                                     const guint *members, GError **error);
 /* A computation given by a number rather than a RUD (replayed traces):
  * priced by @rank's CPU model's time_cost or flops_cost (HMI CPU ops
  * version 2; an error naming a model that can if it cannot), or a sleep of
@@ -135,6 +149,10 @@ void pti_session_tick (PtiSession *s);
 gboolean pti_session_change_at (PtiSession *s, double time, const char *target,
                                 const char *element, const char *value, const char *origin,
                                 GError **error);
+
+/* A live change stream (engine.h, PtiEngineFeed): given to the engine now
+ * or when the processes are set. */
+void pti_session_set_feed (PtiSession *s, const PtiEngineFeed *feed);
 
 /* ---- evaluation ------------------------------------------------------------- */
 

@@ -83,6 +83,9 @@ struct _PtiSystem {
   GArray *processors;      /* PtiProcessor, placement order: connection order,
                             * i.e. nodes sorted by (network, port), then cpu */
   GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
+  GHashTable *choices;     /* model choice name -> k (>= 1) */
+  GPtrArray *choice_names; /* char*, by k - 1 */
+  GPtrArray *choice_rows;  /* per k - 1: n_instances PtiModelInstance*, by instance index */
 };
 
 
@@ -111,6 +114,7 @@ instance_free (gpointer data)
     inst->desc->finalize (inst->state);
   g_free (inst->state);
   g_free (inst->owner);
+  g_free (inst->config);
   g_free (inst);
 }
 
@@ -145,6 +149,9 @@ pti_system_free (PtiSystem *system)
   g_clear_pointer (&system->computers, g_array_unref);
   g_clear_pointer (&system->instances, g_ptr_array_unref);
   g_clear_pointer (&system->mpi_algorithms, g_array_unref);
+  g_clear_pointer (&system->choices, g_hash_table_unref);
+  g_clear_pointer (&system->choice_names, g_ptr_array_unref);
+  g_clear_pointer (&system->choice_rows, g_ptr_array_unref);
   g_free (system->name);
   g_free (system->path);
   g_free (system);
@@ -193,6 +200,18 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
   for (const PtiModelParam *p = desc->params; p != NULL && p->name != NULL; p++)
     if (p->name[0] != '@')
       g_ptr_array_add (known, (gpointer) p->name);
+  /* The configuration's name is pti's, not the model's: taken off before
+   * the model's schema sees the element. */
+  g_autofree char *config = pti_xml_attr (el, "config");
+  if (config != NULL) {
+    xmlUnsetProp (el, (const xmlChar *) "config");
+    if (!g_regex_match_simple ("^[A-Za-z0-9_][A-Za-z0-9_.\\-]*$", config, 0, 0)
+        || strlen (config) > 128) {
+      pti_node_error (error, el, "config=\"%s\": a configuration's name is a letter, digit or "
+                      "'_', then letters, digits, '_', '-' or '.'", config);
+      return NULL;
+    }
+  }
   g_autofree char *what = g_strdup_printf ("model %s", desc->name);
   if (!pti_xml_validate_element (schema, el, what, (const char *const *) known->pdata,
                                  known->len, error))
@@ -202,6 +221,8 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
   inst->desc = desc;
   inst->state = desc->instance_size ? g_malloc0 (desc->instance_size) : NULL;
   inst->owner = g_strdup (owner);
+  inst->config = g_steal_pointer (&config);
+  inst->index = ld->sys->instances->len;
   g_ptr_array_add (ld->sys->instances, inst);
 
   GError *local = NULL;
@@ -215,6 +236,101 @@ configure_model (Loader *ld, xmlNode *el, const PtiModelDesc *desc, const char *
   }
   g_clear_error (&local);
   return inst;
+}
+
+/* The configuration of @present (of @kind, or any if NULL) that @name
+ * selects: the one of that config name, else the only one of that model. */
+static PtiModelInstance *
+find_config (GPtrArray *present, const char *kind, const char *name)
+{
+  PtiModelInstance *by_model = NULL;
+  guint n_by_model = 0;
+  for (guint j = 0; j < present->len; j++) {
+    PtiModelInstance *inst = g_ptr_array_index (present, j);
+    if (kind != NULL && strcmp (inst->desc->kind, kind) != 0)
+      continue;
+    if (strcmp (PTI_MODEL_INSTANCE_NAME (inst), name) == 0)
+      return inst;
+    if (strcmp (inst->desc->name, name) == 0) {
+      by_model = inst;
+      n_by_model++;
+    }
+  }
+  return n_by_model == 1 ? by_model : NULL;
+}
+
+/* "cpu-clc, fast (cpu-clc)": the configurations of @present (of @kind, or
+ * all if NULL). */
+static char *
+configs_list (GPtrArray *present, const char *kind)
+{
+  GString *have = g_string_new (NULL);
+  for (guint j = 0; j < present->len; j++) {
+    const PtiModelInstance *inst = g_ptr_array_index (present, j);
+    if (kind != NULL && strcmp (inst->desc->kind, kind) != 0)
+      continue;
+    g_string_append_printf (have, "%s%s", have->len ? ", " : "", PTI_MODEL_INSTANCE_NAME (inst));
+    if (inst->config != NULL)
+      g_string_append_printf (have, " (%s)", inst->desc->name);
+  }
+  return g_string_free (have, FALSE);
+}
+
+/* The configurations of @inst's owner and kind, in document order. */
+static GPtrArray *
+siblings_of (const PtiSystem *sys, const PtiModelInstance *inst)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint i = 0; i < sys->instances->len; i++) {
+    PtiModelInstance *o = g_ptr_array_index (sys->instances, i);
+    if (strcmp (o->owner, inst->owner) == 0 && strcmp (o->desc->kind, inst->desc->kind) == 0)
+      g_ptr_array_add (out, o);
+  }
+  return out;
+}
+
+guint
+pti_system_choice (PtiSystem *sys, const char *name)
+{
+  guint k = GPOINTER_TO_UINT (g_hash_table_lookup (sys->choices, name));
+  if (k != 0)
+    return k;
+  guint n = sys->instances->len;
+  const PtiModelInstance **row = g_new0 (const PtiModelInstance *, MAX (n, 1));
+  for (guint i = 0; i < n; i++) {
+    g_autoptr (GPtrArray) sib = siblings_of (sys, g_ptr_array_index (sys->instances, i));
+    row[i] = find_config (sib, NULL, name);
+  }
+  g_ptr_array_add (sys->choice_rows, row);
+  g_ptr_array_add (sys->choice_names, g_strdup (name));
+  k = sys->choice_names->len;
+  g_hash_table_insert (sys->choices, g_strdup (name), GUINT_TO_POINTER (k));
+  return k;
+}
+
+const char *
+pti_system_choice_name (const PtiSystem *sys, guint k)
+{
+  return k == 0 || k > sys->choice_names->len ? NULL : g_ptr_array_index (sys->choice_names, k - 1);
+}
+
+guint
+pti_system_n_choices (const PtiSystem *sys)
+{
+  return sys->choice_names->len;
+}
+
+const PtiModelInstance *const *
+pti_system_choice_row_ (const PtiSystem *sys, guint k)
+{
+  return g_ptr_array_index (sys->choice_rows, k - 1);
+}
+
+char *
+pti_system_configs_of (const PtiSystem *sys, const PtiModelInstance *inst)
+{
+  g_autoptr (GPtrArray) sib = siblings_of (sys, inst);
+  return configs_list (sib, NULL);
 }
 
 /* Configure every model element under @owner_el (a <computer> or
@@ -261,6 +377,14 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
     PtiModelInstance *inst = configure_model (ld, el, desc, owner, error);
     if (inst == NULL)
       return FALSE;
+    for (guint j = 0; j < present->len; j++) {
+      const PtiModelInstance *other = g_ptr_array_index (present, j);
+      if (strcmp (PTI_MODEL_INSTANCE_NAME (other), PTI_MODEL_INSTANCE_NAME (inst)) == 0)
+        return pti_node_error (error, el, "a second configuration named '%s' in %s: name each "
+                               "configuration of one model with a config attribute "
+                               "(<%s config=\"fast\">)", PTI_MODEL_INSTANCE_NAME (inst), owner,
+                               element);
+    }
     g_ptr_array_add (present, inst);
   }
 
@@ -268,19 +392,9 @@ configure_models (Loader *ld, xmlNode *owner_el, const char *what, const char *n
   for (guint i = 0; wanted[i] != NULL; i++) {
     if (wanted[i][0] == '\0')
       continue;
-    PtiModelInstance *found = NULL;
-    for (guint j = 0; j < present->len && found == NULL; j++) {
-      PtiModelInstance *inst = g_ptr_array_index (present, j);
-      if (strcmp (inst->desc->name, wanted[i]) == 0)
-        found = inst;
-    }
+    PtiModelInstance *found = find_config (present, NULL, wanted[i]);
     if (found == NULL) {
-      GString *have = g_string_new (NULL);
-      for (guint j = 0; j < present->len; j++) {
-        PtiModelInstance *inst = g_ptr_array_index (present, j);
-        g_string_append_printf (have, "%s%s", have->len ? ", " : "", inst->desc->name);
-      }
-      g_autofree char *have_s = g_string_free (have, FALSE);
+      g_autofree char *have_s = configs_list (present, NULL);
       return pti_node_error (error, owner_el,
                              "model=\"%s\" names model '%s', which this <%s> does not configure "
                              "(configured here: %s)",
@@ -759,6 +873,9 @@ pti_system_load_ranged (const char *path, PtiRegistry *registry, const char *con
   sys->nodes = g_array_new (FALSE, TRUE, sizeof (PtiNode));
   sys->processors = g_array_new (FALSE, TRUE, sizeof (PtiProcessor));
   sys->mpi_algorithms = g_array_new (FALSE, TRUE, sizeof (PtiMpiAlgorithm));
+  sys->choices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sys->choice_names = g_ptr_array_new_with_free_func (g_free);
+  sys->choice_rows = g_ptr_array_new_with_free_func (g_free);
   g_array_set_clear_func (sys->mpi_algorithms, mpi_algorithm_clear);
 
   Loader ld = {
@@ -907,7 +1024,15 @@ const PtiModelInstance *
 pti_system_change_target (const PtiSystem *sys, const char *target, GError **error)
 {
   g_autoptr (GString) known = g_string_new (NULL);
-  if (g_str_has_prefix (target, "computer:")) {
+  if (g_str_has_prefix (target, "cpu:")) {
+    const char *name = target + strlen ("cpu:");
+    for (guint i = 0; i < sys->computers->len; i++) {
+      const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
+      if (strcmp (c->name, name) == 0)
+        return c->cpu;
+      g_string_append_printf (known, "%scpu:%s", known->len ? ", " : "", c->name);
+    }
+  } else if (g_str_has_prefix (target, "computer:")) {
     const char *name = target + strlen ("computer:");
     for (guint i = 0; i < sys->computers->len; i++) {
       const PtiComputer *c = &g_array_index (sys->computers, PtiComputer, i);
@@ -925,8 +1050,8 @@ pti_system_change_target (const PtiSystem *sys, const char *target, GError **err
     }
   }
   g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-               "'%s' is not a network of %s (nor computer:NAME with an intra-node model); "
-               "known: %s", target, sys->path, known->len ? known->str : "none");
+               "'%s' is not a network of %s (nor computer:NAME with an intra-node model, nor "
+               "cpu:NAME, a computer's CPU); known: %s", target, sys->path, known->len ? known->str : "none");
   return NULL;
 }
 

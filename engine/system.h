@@ -14,7 +14,13 @@ typedef struct {
   const PtiModelDesc *desc;
   gpointer state;          /* desc->instance_size bytes, owned */
   char *owner;             /* "computer pc_node" or "network myrinet" */
+  char *config;            /* its configuration's name (the element's `config`
+                            * attribute), or NULL: then the model's name */
+  guint index;             /* its place in pti_system_instance's order */
 } PtiModelInstance;
+
+/* The name a use or a `model` attribute selects @inst by. */
+#define PTI_MODEL_INSTANCE_NAME(inst) ((inst)->config ? (inst)->config : (inst)->desc->name)
 
 /* The loaded system.  Opaque: query it with the functions below. */
 typedef struct _PtiSystem PtiSystem;
@@ -80,8 +86,29 @@ const PtiModelInstance *pti_system_instance (const PtiSystem *system, guint i);
 gboolean pti_system_instance_is_active (const PtiSystem *system,
                                         const PtiModelInstance *instance);
 
-/* The model instance a live change names: a network's name, or
- * "computer:NAME" for a computer's intra-node model.  NULL with @error
+/* Model choices (Table 1's per-event model): a device use or a
+ * communicator names a configuration (its `config` name, or the name of the
+ * one model of that name configured there).  Each name is given a number
+ * once, at load or build time (@name checked by the caller: an identifier);
+ * 0 is the default of each computer and network.  Per event the choice is
+ * an index: pti_system_choice_instance is two array reads. */
+guint pti_system_choice (PtiSystem *system, const char *name);
+/* The name of choice @k (k >= 1), (transfer none). */
+const char *pti_system_choice_name (const PtiSystem *system, guint k);
+guint pti_system_n_choices (const PtiSystem *system);
+/* The configuration choice @k selects beside @dflt (an instance a computer or
+ * network serves with by default): @dflt itself for k == 0, else the
+ * configuration of the same owner and kind that @k names, or NULL if it
+ * configures none of that name. */
+static inline const PtiModelInstance *
+pti_system_choice_instance (const PtiSystem *system, guint k, const PtiModelInstance *dflt);
+/* "cpu-clc, fast (cpu-clc)": the configurations of @inst's owner and kind,
+ * for errors.  (transfer full) */
+char *pti_system_configs_of (const PtiSystem *system, const PtiModelInstance *inst);
+
+/* The model instance a live change names: a network's name,
+ * "computer:NAME" for a computer's intra-node model, or "cpu:NAME" for its
+ * (default) CPU model.  NULL with @error
  * listing the names it knows. */
 const PtiModelInstance *pti_system_change_target (const PtiSystem *system, const char *target,
                                                   GError **error);
@@ -122,6 +149,15 @@ PtiNodeInfo pti_system_node_info (const PtiSystem *system, guint i);
 guint pti_system_n_mpi_algorithms (const PtiSystem *system);
 void pti_system_mpi_algorithm (const PtiSystem *system, guint i, const char **collective,
                                const char **algorithm, int *line);
+
+/* Read by the inline accessor only. */
+const PtiModelInstance *const *pti_system_choice_row_ (const PtiSystem *system, guint k);
+
+static inline const PtiModelInstance *
+pti_system_choice_instance (const PtiSystem *system, guint k, const PtiModelInstance *dflt)
+{
+  return k == 0 ? dflt : pti_system_choice_row_ (system, k)[dflt->index];
+}
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiSystem, pti_system_free)
 

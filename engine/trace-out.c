@@ -28,8 +28,11 @@ fill_done (const Proc *p, guint32 slot, PtiEngineDone *d)
 void
 pti_out_compute (PtiEngine *e, guint rank, const Op *op, double start, double end)
 {
+  /* A use that chose a model carries its choice in the tag. */
   PtiEngineEvent ev = { .kind = PTI_OP_COMPUTE, .start = start, .end = end,
-                        .model = e->procs[rank].cpu, .rud = op->peer };
+                        .model = pti_system_choice_instance (e->system, (guint) op->tag,
+                                                             e->procs[rank].cpu),
+                        .rud = op->peer };
   e->sink.event (e->sink.data, rank, &ev);
 }
 
@@ -40,8 +43,8 @@ pti_out_post (PtiEngine *e, guint rank, const Op *op, guint32 slot, double start
   const Req *rq = &p->reqs[slot];
   const ReqTrace *t = &p->rtrace[slot];
   guint32 pa, pb;
-  const PtiModelInstance *via = op->peer < e->n_procs ? pti_route (e, rank, op->peer, &pa, &pb)
-                                                      : NULL;
+  const PtiModelInstance *via
+    = op->peer < e->n_procs ? pti_route_comm (e, rank, op->peer, op->comm, &pa, &pb) : NULL;
   PtiEngineEvent ev = {
     .kind = op->kind, .start = start, .end = end, .model = via ? via : comm_model (p),
     .peer = op->peer, .tag = op->tag, .bytes = op->bytes, .request = t->trace_id,
@@ -59,7 +62,8 @@ pti_out_blocking (PtiEngine *e, guint rank, const Op *op, guint32 slot, double s
   fill_done (p, slot, &d);
   guint32 pa, pb;
   guint32 peer = d.peer;
-  const PtiModelInstance *via = peer < e->n_procs ? pti_route (e, rank, peer, &pa, &pb) : NULL;
+  const PtiModelInstance *via
+    = peer < e->n_procs ? pti_route_comm (e, rank, peer, op->comm, &pa, &pb) : NULL;
   PtiEngineEvent ev = {
     .kind = op->kind, .start = start, .end = end, .wait = wait,
     .model = via ? via : comm_model (p), .peer = peer, .tag = d.tag, .bytes = op->bytes,

@@ -180,7 +180,8 @@ on_event (gpointer data, guint rank, const PtiEngineEvent *ev)
     it->kind = ITEM_EVENT;
     it->first_done = b->done->len;
     it->ev = (PtiTraceEvent) { .kind = kinds[ev->kind], .start = ev->start, .end = ev->end,
-                               .model = ev->model->desc->name, .device = "mpi" };
+                               .model = ev->model->desc->name, .config = ev->model->config,
+                               .device = "mpi" };
     switch (ev->kind) {
     case PTI_OP_COMPUTE:
       it->ev.device = "cpu";

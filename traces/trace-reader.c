@@ -179,7 +179,7 @@ struct _PtiTraceReader {
   PtiTrSummary summary;
   gboolean summary_set;
 
-  GString *device, *model, *rud;
+  GString *device, *model, *rud, *config;
   GString **values;          /* [max_fields] */
   const char **value_ptrs;   /* [max_fields] */
 };
@@ -582,6 +582,7 @@ header_clear (PtiTrHeader *h)
   for (guint i = 0; i < h->n_models; i++) {
     g_free (h->models[i].name);
     g_free (h->models[i].owner);
+    g_free (h->models[i].config);
   }
   g_free (h->models);
   for (guint i = 0; i < h->n_records; i++) {
@@ -653,6 +654,14 @@ model_item (PtiTraceReader *r, gpointer data, GError **error)
   if (m.name == NULL)
     return FALSE;
   m.owner = need_attr (r, PTI_TRACE_A_OWNER, error);
+  m.config = m.owner != NULL ? (char *) xmlTextReaderGetAttribute (r->xr,
+                                                                    (const xmlChar *) PTI_TRACE_A_CONFIG)
+                             : NULL;
+  if (m.config != NULL) {
+    char *copy = g_strdup (m.config);
+    xmlFree (m.config);
+    m.config = copy;
+  }
   g_array_append_val (a, m);
   return m.owner != NULL;
 }
@@ -877,6 +886,7 @@ pti_trace_reader_open (const char *path, GError **error)
   r->device = g_string_new (NULL);
   r->model = g_string_new (NULL);
   r->rud = g_string_new (NULL);
+  r->config = g_string_new (NULL);
 
   /* The root. */
   for (;;) {
@@ -1005,6 +1015,8 @@ pti_trace_reader_free (PtiTraceReader *r)
     g_string_free (r->model, TRUE);
   if (r->rud)
     g_string_free (r->rud, TRUE);
+  if (r->config)
+    g_string_free (r->config, TRUE);
   g_free (r->xerr.message);
   g_free (r->path);
   g_free (r);
@@ -1049,6 +1061,7 @@ enum {
   A_RUD = 1 << 5, A_PEER = 1 << 6, A_TAG = 1 << 7, A_BYTES = 1 << 8, A_MSG = 1 << 9,
   A_PROTOCOL = 1 << 10, A_WAIT = 1 << 11, A_REQUEST = 1 << 12, A_INJECTED = 1 << 13,
   A_LEFT = 1 << 14, A_ARRIVED = 1 << 15, A_ID = 1 << 16, A_POSTED = 1 << 17,
+  A_CONFIG = 1 << 18,
 };
 #define A_COMMON (A_KIND | A_START | A_END | A_DEVICE | A_MODEL)
 #define A_COMPLETION (A_PEER | A_TAG | A_BYTES | A_MSG | A_PROTOCOL | A_INJECTED)
@@ -1058,6 +1071,7 @@ static const char *const attr_names[] = {
   PTI_TRACE_A_RUD, PTI_TRACE_A_PEER, PTI_TRACE_A_TAG, PTI_TRACE_A_BYTES, PTI_TRACE_A_MSG,
   PTI_TRACE_A_PROTOCOL, PTI_TRACE_A_WAIT, PTI_TRACE_A_REQUEST, PTI_TRACE_A_INJECTED,
   PTI_TRACE_A_LEFT, PTI_TRACE_A_ARRIVED, PTI_TRACE_A_ID, PTI_TRACE_A_POSTED,
+  PTI_TRACE_A_CONFIG,
 };
 
 /* The attributes an <event> of each kind carries (beyond A_COMMON and the
@@ -1165,6 +1179,7 @@ parse_attrs (PtiTraceReader *r, const char *element, guint64 line, guint allowed
     case A_ARRIVED: t = &a->done; break;
     case A_DEVICE: g_string_assign (r->device, v); break;
     case A_MODEL: g_string_assign (r->model, v); break;
+    case A_CONFIG: g_string_assign (r->config, v); break;
     case A_RUD: g_string_assign (r->rud, v); break;
     case A_MSG:
       if (!parse_u64 (v, &a->msg, G_MAXUINT64))
@@ -1334,14 +1349,14 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
   r->n_completions = 0;
 
   Attrs a;
-  guint any = A_COMMON | A_RUD | A_COMPLETION | A_WAIT | A_REQUEST | A_LEFT | A_ARRIVED;
+  guint any = A_COMMON | A_RUD | A_CONFIG | A_COMPLETION | A_WAIT | A_REQUEST | A_LEFT | A_ARRIVED;
   if (!parse_attrs (r, PTI_TRACE_E_EVENT, line, any, &a, error))
     return FALSE;
   if ((a.seen & A_COMMON) != A_COMMON) {
     set_error (r, line, error, "<event> lacks the attribute %s", attr_name (A_COMMON & ~a.seen));
     return FALSE;
   }
-  guint want = kind_attrs[a.kind], has = a.seen & ~(A_COMMON | A_RUD);
+  guint want = kind_attrs[a.kind], has = a.seen & ~(A_COMMON | A_RUD | A_CONFIG);
   if ((has & want) != want) {
     set_error (r, line, error, "<event kind=\"%s\"> lacks the attribute %s",
                pti_trace_kind_name (a.kind), attr_name (want & ~has));
@@ -1415,6 +1430,7 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
   e->device = r->device->str;
   e->model = r->model->str;
   e->rud = (a.seen & A_RUD) ? r->rud->str : NULL;
+  e->config = (a.seen & A_CONFIG) ? r->config->str : NULL;
   if (!xmlTextReaderIsEmptyElement (r->xr)) {
     /* Only a wait kind has content: the requests it completed. */
     int depth = xmlTextReaderDepth (r->xr);

@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
   char *name;
   char *owner;
+  char *config;                 /* NULL when absent */
 } PtiTrModel;
 
 typedef struct {
@@ -109,6 +110,7 @@ typedef struct {
   guint64 start, end;           /* ns */
   guint64 wait;                 /* ns blocked (send, recv and wait kinds; 0 for the others) */
   const char *device, *model;   /* valid until the next call */
+  const char *config;           /* the model's configuration when named, else NULL */
   const char *rud;              /* NULL when absent */
   /* isend, irecv, as posted: */
   guint64 request;

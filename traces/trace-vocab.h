@@ -67,6 +67,7 @@ G_BEGIN_DECLS
 #define PTI_TRACE_A_END "end"
 #define PTI_TRACE_A_DEVICE "device"
 #define PTI_TRACE_A_MODEL "model"
+#define PTI_TRACE_A_CONFIG "config"         /* also header/models/model: a named configuration */
 #define PTI_TRACE_A_RUD "rud"
 #define PTI_TRACE_A_PEER "peer"
 #define PTI_TRACE_A_TAG "tag"

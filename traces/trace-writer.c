@@ -561,6 +561,7 @@ pti_trace_writer_header (PtiTraceWriter *w, const PtiTraceHeader *h, GError **er
     ok = start (w, PTI_TRACE_E_MODEL)
          && attr (w, PTI_TRACE_A_NAME, h->models[i].name)
          && attr (w, PTI_TRACE_A_OWNER, h->models[i].owner)
+         && (h->models[i].config == NULL || attr (w, PTI_TRACE_A_CONFIG, h->models[i].config))
          && end (w);
   ok = ok && end (w);
 
@@ -831,8 +832,9 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
   const char *rud = e->rud;
   gsize dev_len = strlen (e->device), model_len = strlen (e->model);
   gsize rud_len = rud != NULL ? strlen (rud) : 0;
+  gsize config_len = e->config != NULL ? strlen (e->config) : 0;
   line_reserve (w, EVENT_FIXED_MAX + (gsize) e->n_done * REQUEST_FIXED_MAX
-                     + 6 * (dev_len + model_len + rud_len));
+                     + 6 * (dev_len + model_len + rud_len + config_len) + 16);
 
   /* The indentation libxml2 gives a child of <process> (depth 3). */
   char *p = w->line;
@@ -849,6 +851,10 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
   p += escape_attr (p, e->device, dev_len);
   PUT (ATTR (PTI_TRACE_A_MODEL));
   p += escape_attr (p, e->model, model_len);
+  if (G_UNLIKELY (e->config != NULL)) {
+    PUT (ATTR (PTI_TRACE_A_CONFIG));
+    p += escape_attr (p, e->config, config_len);
+  }
   if (rud != NULL) {
     PUT (ATTR (PTI_TRACE_A_RUD));
     p += escape_attr (p, rud, rud_len);

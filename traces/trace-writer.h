@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
   const char *name;        /* model name, "cpu-clc" */
   const char *owner;       /* "computer pc_node", "network myrinet" */
+  const char *config;      /* the configuration's name (HMC `config`), or NULL */
 } PtiTraceModel;
 
 /* A process and where it was placed. */
@@ -74,6 +75,7 @@ typedef struct {
   double start, end;       /* s */
   const char *device;      /* "cpu", "mpi" */
   const char *model;       /* model name */
+  const char *config;      /* its configuration's name when named (HMC `config`), or NULL */
   const char *rud;         /* RUD name for compute events, or NULL */
   /* isend, irecv: the request as posted */
   guint64 request;         /* id, unique per rank */

@@ -792,3 +792,45 @@ pti_coll_check_complete (PtiContext *ctx, GError **error)
   }
   return TRUE;
 }
+
+/* ---- model choice ------------------------------------------------------------ */
+
+gboolean
+pti_comm_set_model (PtiContext *ctx, const PtiComm *comm, PtiModelChoice model, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  guint n = pti_context_get_processes (ctx);
+  if (n == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "pti_comm_set_model: set the processes first (pti_context_set_processes)");
+    return FALSE;
+  }
+  if (model == PTI_MODEL_CHOICE_INVALID) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "pti_comm_set_model: not a model choice (pti_context_model_choice failed)");
+    return FALSE;
+  }
+  if (comm == NULL)
+    comm = pti_comm_world (ctx);
+  if (comm->ctx != ctx) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "communicator '%s' belongs to another context", comm->name);
+    return FALSE;
+  }
+  /* Each group's members are checked together: only they talk. */
+  if (comm->group_of == NULL) {
+    g_autofree guint *all = g_new (guint, n);
+    for (guint r = 0; r < n; r++)
+      all[r] = r;
+    return pti_session_comm_set_model (ctx->session, comm->id, model, n, all, error);
+  }
+  for (guint g = 0; g < comm->n_groups; g++) {
+    guint from = comm->group_start[g], to = comm->group_start[g + 1];
+    if (!pti_session_comm_set_model (ctx->session, comm->id, model, to - from,
+                                     comm->members + from, error)) {
+      g_prefix_error (error, "communicator '%s': ", comm->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}

@@ -558,78 +558,10 @@ progress_wanted (gboolean json, gboolean no_progress, gint64 *delay)
   return TRUE;
 }
 
-/* A changes file may hold a long sensor log, not gigabytes. */
-#define CHANGES_FILE_MAX ((gsize) 1 << 30)
-
-gboolean
-pti_changes_file_load (PtiContext *ctx, const char *path, GError **error)
-{
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  GError *local = NULL;
-  if (!pti_file_read (path, CHANGES_FILE_MAX, &text, &len, &local)) {
-    if (local->code == PTI_ERROR_IO)
-      g_prefix_error (&local, "cannot read changes file: ");
-    g_propagate_error (error, local);
-    return FALSE;
-  }
-  /* Line by line over the bytes read, so that a NUL byte is found (a
-   * string function would stop at it and drop the rest of the file). */
-  guint number = 0;
-  for (gsize start = 0; start < len;) {
-    const char *nl = memchr (text + start, '\n', len - start);
-    gsize end = nl != NULL ? (gsize) (nl - text) : len;
-    g_autofree char *origin = g_strdup_printf ("%s:%u", path, ++number);
-    if (!pti_text_check (text + start, (gssize) (end - start), PTI_WSL_TEXT_MAX, origin, error))
-      return FALSE;
-    g_autofree char *line = g_strndup (text + start, end - start);
-    start = end + 1;
-    char *hash = strchr (line, '#');
-    if (hash != NULL)
-      *hash = '\0';
-    g_auto (GStrv) words = g_strsplit_set (g_strstrip (line), " \t\r", -1);
-    guint n = 0;
-    for (guint w = 0; words[w] != NULL; w++)   /* drop the empty words runs of blanks make */
-      if (words[w][0] != '\0')
-        words[n++] = words[w];
-      else
-        g_free (words[w]);
-    words[n] = NULL;
-    if (n == 0)
-      continue;
-    if (n != 4) {
-      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                   "%s: expected TIME TARGET ELEMENT VALUE (e.g. \"250us myrinet "
-                   "background_load 0.3\"), found %u word%s", origin, n, n == 1 ? "" : "s");
-      return FALSE;
-    }
-    /* a bare number is in seconds */
-    double t;
-    char *stop = NULL;
-    t = g_ascii_strtod (words[0], &stop);
-    if (stop == words[0] || *stop != '\0') {
-      if (!pti_parse_time (words[0], &t, &local)) {
-        g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: time %s", origin, local->message);
-        g_error_free (local);
-        return FALSE;
-      }
-    }
-    if (strstr (words[3], "..") != NULL) {   /* what a -D range looks like */
-      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                   "%s: %s: a change takes a single value, not a range (ranges are for the "
-                   "HMC file's min and max and for -D, which ptieval bounds)", origin, words[3]);
-      return FALSE;
-    }
-    if (!pti_context_change_at_origin (ctx, t, words[1], words[2], words[3], origin, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* What one evaluation reads: the same for the nominal run and each bound's. */
 typedef struct {
   const PtiDriver *d;
-  const char *system_file, *workload_file, *model_path, *changes;
+  const char *system_file, *workload_file, *model_path, *changes, *changes_stream;
   const char *const *uses, *const *defines;
   gint64 pending_limit;
 } DriverRun;
@@ -647,6 +579,8 @@ driver_run (const DriverRun *r, PtiRanges *ranges, const char *trace, Progress *
   if (ctx == NULL)
     return NULL;
   if (r->changes != NULL && !pti_changes_file_load (ctx, r->changes, error))
+    return NULL;
+  if (r->changes_stream != NULL && !pti_changes_stream_open (ctx, r->changes_stream, error))
     return NULL;
   for (guint i = 0; r->defines && r->defines[i]; i++) {
     const char *eq = strchr (r->defines[i], '=');   /* checked by the caller */
@@ -683,6 +617,15 @@ driver_run (const DriverRun *r, PtiRanges *ranges, const char *trace, Progress *
 static gboolean
 bounds_run (PtiRanges *ranges, const char *trace, double *time, gpointer data, GError **error)
 {
+  const DriverRun *r = data;
+  if (r->changes_stream != NULL) {
+    /* A stream is read once, by the nominal run: a bound's run cannot replay it. */
+    g_set_error (error, PTI_ERROR, PTI_ERROR_USAGE,
+                 "--changes-stream %s: the changes of a stream are read once, but bounds take "
+                 "more evaluations; use --bounds=none, or save the stream to a file for --changes",
+                 r->changes_stream);
+    return FALSE;
+  }
   g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
   PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
   gint64 t = 0;
@@ -701,6 +644,7 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autofree char *model_path = NULL;
   g_autofree char *model_info = NULL;
   g_autofree char *changes = NULL;
+  g_autofree char *changes_stream = NULL;
   g_auto (GStrv) uses = NULL;
   gboolean json = FALSE, list_models = FALSE, version = FALSE, no_progress = FALSE;
   gint64 pending_limit = 0, bounds_limit = 256;
@@ -734,7 +678,14 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     { "changes", 0, 0, G_OPTION_ARG_FILENAME, &changes,
       "Apply the model parameter changes scheduled in FILE during the evaluation, one per "
       "line: TIME TARGET ELEMENT VALUE, TIME in s or with a unit (250us), TARGET a network "
-      "name, e.g. \"0.5 myrinet background_load 0.3\" (wsl/README.md); default: none", "FILE" },
+      "name, e.g. \"0.5 myrinet background_load 0.3\", or cpu:COMPUTER with speed or available "
+      "(wsl/README.md); default: none", "FILE" },
+    { "changes-stream", 0, 0, G_OPTION_ARG_FILENAME, &changes_stream,
+      "Read changes while evaluating from PATH (- for standard input, a pipe, FIFO or unix "
+      "socket fed by a monitoring sensor), in the syntax of --changes plus lines \"until TIME\": "
+      "the evaluation never goes past the last time the stream stated and blocks for more; end "
+      "of stream means no more changes; a change for a time already passed is an error "
+      "(wsl/README.md); default: none", "PATH" },
     { "pending-limit", 0, 0, G_OPTION_ARG_INT64, &pending_limit,
       "Automatic partial evaluation: evaluate and free what is resolved each time N more events "
       "(about 60 bytes each) have been built, so memory stays bounded by about N events if the "
@@ -847,7 +798,8 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
 
   DriverRun run = { .d = d, .system_file = system_file, .workload_file = workload_file,
                     .model_path = model_path, .uses = (const char *const *) uses,
-                    .changes = changes, .defines = (const char *const *) defines,
+                    .changes = changes, .changes_stream = changes_stream,
+                    .defines = (const char *const *) defines,
                     .pending_limit = pending_limit };
   g_autoptr (PtiRanges) ranges = pti_ranges_new ();
   gint64 t0 = g_get_monotonic_time ();

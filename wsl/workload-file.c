@@ -67,6 +67,7 @@ struct Stmt {
   guint req_slot;
   Arg arg[6];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
+  PtiModelChoice model;         /* ST_USE: model="...", resolved at load time */
   PtiComm *comm;                /* messages and collectives: comm="...", NULL for the world */
   char *phase;                  /* ST_PHASE: its name */
   Block body;                   /* ST_FOR, ST_REPEAT, ST_PHASE; ST_IF when true */
@@ -333,6 +334,15 @@ compile_stmt_as (Loader *ld, xmlNode *node, const char *name, Stmt *st, GError *
                                  rud ? rud : "", known->len ? known->str : "none");
         }
       st->rud = pti_rud_ref (r);
+      g_autofree char *model = pti_xml_attr (node, "model");
+      st->model = PTI_MODEL_DEFAULT;
+      if (model != NULL
+          && (st->model = pti_context_model_choice (ld->ctx, model, error))
+               == PTI_MODEL_CHOICE_INVALID)
+        {
+          prefix_location (error, ld, st->line, st->element);
+          return FALSE;
+        }
       return TRUE;
     }
   if (strcmp (name, "use_time") == 0 || strcmp (name, "use_flops") == 0)
@@ -788,7 +798,7 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
 
     case ST_USE:
       unbound = G_MAXUINT;
-      ok = pti_wsl_use (ctx, rank, st->rud, &unbound, error);
+      ok = pti_wsl_use_on (ctx, rank, st->rud, st->model, &unbound, error);
       break;
 
     case ST_USE_TIME:
@@ -1409,6 +1419,20 @@ comm_names (Loader *ld, const xmlNode *node, char **name_out, PtiComm **parent, 
 }
 
 /* Makes NAME_rank and NAME_size of communicator @comm known to the program. */
+/* A communicator's model="..." (pti_comm_set_model). */
+static gboolean
+comm_model (Loader *ld, const xmlNode *node, PtiComm *comm, GError **error)
+{
+  g_autofree char *model = pti_xml_attr (node, "model");
+  if (model == NULL)
+    return TRUE;
+  PtiModelChoice k = pti_context_model_choice (ld->ctx, model, error);
+  if (k != PTI_MODEL_CHOICE_INVALID && pti_comm_set_model (ld->ctx, comm, k, error))
+    return TRUE;
+  prefix_location (error, ld, xmlGetLineNo (node), (const char *) node->name);
+  return FALSE;
+}
+
 static void
 register_comm (Loader *ld, const char *name, PtiComm *comm)
 {
@@ -1456,7 +1480,7 @@ load_split (Loader *ld, const xmlNode *node, GError **error)
       return FALSE;
     }
   register_comm (ld, name, comm);
-  return TRUE;
+  return comm_model (ld, node, comm, error);
 }
 
 /* <dup name parent/> and <create name parent count member/>: MPI_Comm_dup,
@@ -1521,7 +1545,7 @@ load_dup_create (Loader *ld, const xmlNode *node, GError **error)
       return FALSE;
     }
   register_comm (ld, name, comm);
-  return TRUE;
+  return comm_model (ld, node, comm, error);
 }
 
 /* <assert name test/>: checked after the evaluation (pti_assert). */

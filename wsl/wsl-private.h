@@ -30,6 +30,7 @@ struct _PtiContext {
   gpointer programs;            /* rank programs (ranks.c), or NULL */
   gboolean in_collective;       /* expanding a collective: no rank program yields */
   GPtrArray *terms;             /* PtiWslTerm: a workload file's <term>s, or NULL */
+  struct _PtiChangeStream *stream; /* ptieval --changes-stream (changes.c), or NULL */
 };
 
 /* A modelling assertion (seed 004): the model of what each rank does in
@@ -152,6 +153,14 @@ gboolean pti_context_change_at_origin (PtiContext *ctx, double time, const char 
  * of at most PTI_WSL_TEXT_MAX bytes.  Errors name the file and line.
  * Defined in driver.c. */
 gboolean pti_changes_file_load (PtiContext *ctx, const char *path, GError **error);
+/* ptieval --changes-stream PATH: changes read while the evaluation runs,
+ * from PATH ("-": standard input; a FIFO, a unix socket, a file), in the
+ * syntax of a changes file plus `until TIME` lines (changes.c has the
+ * protocol).  Opened now (a FIFO blocks until its writer opens it), read
+ * only when the evaluation needs to know what comes next. */
+typedef struct _PtiChangeStream PtiChangeStream;
+gboolean pti_changes_stream_open (PtiContext *ctx, const char *path, GError **error);
+void pti_changes_stream_free (PtiChangeStream *stream);
 
 /* The command line shared by ptieval and C workload programs (driver.c). */
 typedef struct {
@@ -180,6 +189,9 @@ gboolean pti_wsl_set_progress (PtiContext *ctx, void (*func) (guint64 done, guin
  * slot of the unbound parameter the price read, or G_MAXUINT (also when the
  * model cannot say).  For the workload-file reader, which gives its own. */
 gboolean pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **error);
+/* pti_wsl_use with a model choice (pti_use_model). */
+gboolean pti_wsl_use_on (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model,
+                         guint *unbound, GError **error);
 
 /* Appends to @error's message where unbound parameter @slot can be set, in
  * the words of a workload file (@workload_file) or of a C program, and the

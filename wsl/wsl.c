@@ -54,6 +54,7 @@ pti_context_free (PtiContext *ctx)
   if (ctx->terms != NULL)
     g_ptr_array_unref (ctx->terms);
   pti_session_free (ctx->session);
+  pti_changes_stream_free (ctx->stream);
   g_free (ctx);
 }
 
@@ -309,8 +310,34 @@ pti_use (PtiContext *ctx, guint rank, PtiRud *rud, GError **error)
   return FALSE;
 }
 
+PtiModelChoice
+pti_context_model_choice (PtiContext *ctx, const char *name, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, PTI_MODEL_CHOICE_INVALID);
+  if (name != NULL && !pti_text_check (name, -1, PTI_WSL_TEXT_MAX, "model name", error))
+    return PTI_MODEL_CHOICE_INVALID;
+  return pti_session_model_choice (ctx->session, name, error);
+}
+
+gboolean
+pti_use_model (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model, GError **error)
+{
+  guint unbound = G_MAXUINT;
+  if (pti_wsl_use_on (ctx, rank, rud, model, &unbound, error))
+    return TRUE;
+  pti_wsl_hint_unbound (ctx, unbound, FALSE, error);
+  return FALSE;
+}
+
 gboolean
 pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **error)
+{
+  return pti_wsl_use_on (ctx, rank, rud, PTI_MODEL_DEFAULT, unbound, error);
+}
+
+gboolean
+pti_wsl_use_on (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model, guint *unbound,
+                GError **error)
 {
   g_return_val_if_fail (ctx != NULL && rud != NULL, FALSE);
   if (!pti_wsl_check_rank (ctx, "use", rank, error))
@@ -321,7 +348,12 @@ pti_wsl_use (PtiContext *ctx, guint rank, PtiRud *rud, guint *unbound, GError **
                  pti_session_rud_name (rud));
     return FALSE;
   }
-  return pti_session_use (ctx->session, rank, rud, unbound, error)
+  if (G_UNLIKELY (model == PTI_MODEL_CHOICE_INVALID)) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "rank %u: not a model choice (pti_context_model_choice failed)", rank);
+    return FALSE;
+  }
+  return pti_session_use_on (ctx->session, rank, rud, model, unbound, error)
          && pti_wsl_appended (ctx, error);
 }
 

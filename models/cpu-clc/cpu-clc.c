@@ -934,4 +934,6 @@ const PtiModelDesc pti_model_cpu_clc = {
   .finalize = impl_finalize,
   .cpu = &clc_ops,
   .net = NULL,
+  /* Its prices are sums of operation costs: they scale with the speed. */
+  .changes = pti_cpu_timing_changes,
 };

@@ -123,4 +123,6 @@ const PtiModelDesc pti_model_cpu_time = {
   .instance_size = sizeof (CpuTime),
   .configure = cpu_time_configure,
   .cpu = &cpu_time_ops,
+  /* A burst divided by a speed ratio: it scales with the speed. */
+  .changes = pti_cpu_timing_changes,
 };

@@ -553,6 +553,62 @@ typedef struct {
    && (ops)->flow_advance != NULL)
 
 /**
+ * PtiChangeEffect:
+ * @PTI_CHANGE_RECONFIGURE: the model applies the change itself, in
+ *   PtiModelDesc.reconfigure (network models: a background load, a link's
+ *   bandwidth, applied to the flows in flight).
+ * @PTI_CHANGE_SPEED: the engine applies it to a CPU: from the change's time
+ *   on, the computations of the node (or nodes) progress at VALUE times the
+ *   rate their price assumes (a positive finite number, 1 = as
+ *   configured): a computation priced d s that runs while the factor is s
+ *   takes d / s s of it, piecewise when the factor changes during it.  For
+ *   a model whose prices scale linearly with the speed of the processor
+ *   (cpu-clc, cpu-time); the model's reconfigure is not called.
+ * @PTI_CHANGE_AVAILABLE: the engine applies it to a CPU: VALUE 0 makes the
+ *   node unavailable from the change's time on, 1 available again.  While
+ *   it is unavailable its computations make no progress: one running
+ *   stops and resumes where it was when the node is back; one that begins
+ *   then waits for it.  Messages (overheads priced by network models) are
+ *   not held.  A computation that can never end (unavailable with no later
+ *   change to come) is an error naming the rank.
+ *
+ * How a change a model accepts takes effect (PtiChangeKey).
+ */
+typedef enum {
+  PTI_CHANGE_RECONFIGURE = 0,
+  PTI_CHANGE_SPEED,
+  PTI_CHANGE_AVAILABLE,
+} PtiChangeEffect;
+
+/**
+ * PtiChangeKey:
+ *
+ * One parameter a model accepts live changes of (the paper's monitoring
+ * sensor, section 3.4): the ELEMENT of `pti_context_change_at` and of a
+ * changes file or stream line.  A model lists them in
+ * PtiModelDesc.changes; a change of any other element is refused with the
+ * list, before the model sees it.  `ptieval --model-info` prints them.
+ */
+typedef struct {
+  const char *name;          /* the change's ELEMENT: "speed", "background_load" */
+  PtiChangeEffect effect;
+  const char *value;         /* its VALUE's syntax: "a number > 0" */
+  const char *selector;      /* what ELEMENT[SELECTOR] may name, or NULL if nothing */
+  const char *description;   /* one sentence */
+} PtiChangeKey;
+
+/**
+ * pti_cpu_timing_changes:
+ *
+ * The keys of a CPU model whose prices scale with the processor's speed:
+ * `speed` (PTI_CHANGE_SPEED) and `available` (PTI_CHANGE_AVAILABLE), each
+ * with an optional selector of node numbers (`speed[3]`, `available[1-4]`;
+ * all nodes of the computer without).  Terminated by name == NULL.  A
+ * model sets `.changes = pti_cpu_timing_changes` (cpu-clc, cpu-time).
+ */
+PTI_API extern const PtiChangeKey pti_cpu_timing_changes[];
+
+/**
  * PtiModelDesc:
  *
  * Everything the engine knows about a model.  Exactly one of @cpu or @net is
@@ -594,12 +650,23 @@ typedef struct {
   gboolean (*reconfigure) (gpointer instance, const char *element, const char *selector,
                            const char *value, gboolean apply, double now,
                            const PtiNetSink *sink, GError **error);
+  /* Appended after reconfigure (check struct_size: PTI_MODEL_CHANGES).
+   * NULL, or the parameters the model accepts live changes of, terminated
+   * by name == NULL.  A model with reconfigure and no list gets every
+   * element (as before the list existed); a model with a list gets only
+   * those, and those of effect PTI_CHANGE_RECONFIGURE need reconfigure. */
+  const PtiChangeKey *changes;
 } PtiModelDesc;
 
 /* TRUE if @desc (of a model that may predate the field) has reconfigure. */
 #define PTI_MODEL_CAN_RECONFIGURE(desc)                                          \
   ((desc)->struct_size >= G_STRUCT_OFFSET (PtiModelDesc, reconfigure) + sizeof (gpointer) \
    && (desc)->reconfigure != NULL)
+
+/* The change keys of @desc (a model that may predate the field), or NULL. */
+#define PTI_MODEL_CHANGES(desc)                                                  \
+  ((desc)->struct_size >= G_STRUCT_OFFSET (PtiModelDesc, changes) + sizeof (gpointer) \
+   ? (desc)->changes : NULL)
 
 /**
  * PTI_MODEL_DEFINE:

@@ -299,6 +299,52 @@ PTI_API gboolean pti_use_time (PtiContext *ctx, guint rank, double seconds, GErr
  */
 PTI_API gboolean pti_use_flops (PtiContext *ctx, guint rank, double flops, GError **error);
 
+/* ---- a model per use (the paper's Table 1: an event's model) ----------- */
+
+/**
+ * PtiModelChoice:
+ *
+ * A model a device use or a communicator chooses, beside the computer's or
+ * network's default: the paper's "a single device can be modeled by many
+ * underlying hardware models ... the workload also defines the type of
+ * model that should be used" (a fast model for one phase, a detailed one
+ * for another).  Made once from a name by pti_context_model_choice(); a
+ * number, so that no name is looked up per use.
+ */
+typedef guint PtiModelChoice;
+
+/** PTI_MODEL_DEFAULT: the default configuration of each computer and network. */
+#define PTI_MODEL_DEFAULT 0u
+/** PTI_MODEL_CHOICE_INVALID: what pti_context_model_choice() returns on error. */
+#define PTI_MODEL_CHOICE_INVALID G_MAXUINT
+
+/**
+ * pti_context_model_choice:
+ * @name: a configuration's name (an HMC model element's `config`
+ *   attribute, `<cpu_clc config="fast">`) or a model's name (`cpu-time`,
+ *   selecting the one configuration of that model)
+ *
+ * Gives @name its number.  Where it is configured is checked where it is
+ * used (pti_use_model(), pti_comm_set_model()): computers and networks may
+ * configure different sets of models.
+ * Returns: the choice, or PTI_MODEL_CHOICE_INVALID with @error if @name is
+ *   not a name.
+ */
+PTI_API PtiModelChoice pti_context_model_choice (PtiContext *ctx, const char *name,
+                                                 GError **error);
+
+/**
+ * pti_use_model:
+ * @model: a choice from pti_context_model_choice(), or PTI_MODEL_DEFAULT
+ *
+ * pti_use() priced by the configuration @model names on @rank's computer
+ * instead of its default; the trace shows that configuration on the
+ * event.  Returns: FALSE with @error naming the rank, the computer and the
+ * configurations it has if it has no configuration of that name.
+ */
+PTI_API gboolean pti_use_model (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model,
+                                GError **error);
+
 /* ---- the mpi device --------------------------------------------------- */
 
 /**
@@ -706,6 +752,24 @@ PTI_API guint pti_comm_size (const PtiComm *comm, guint world_rank);
  */
 PTI_API guint pti_comm_world_rank (const PtiComm *comm, guint world_rank, guint comm_rank);
 
+/**
+ * pti_comm_set_model:
+ * @comm: (nullable): the communicator; NULL for the world
+ * @model: a choice from pti_context_model_choice(), or PTI_MODEL_DEFAULT
+ *
+ * Every message of @comm in the evaluation (whenever it was given) — point-to-point
+ * and the traffic its collectives expand into, of every communicator of a
+ * split — goes by the configuration @model names on its route (the
+ * network of its two processes, or their node's intra-node model) instead
+ * of the route's default: the network's model choice is the
+ * communicator's, as an MPI program chooses a communicator per phase.
+ * Call after pti_context_set_processes(), before the evaluation.
+ * Returns: FALSE with @error naming a member rank whose route has no
+ *   configuration of that name, and what it has.
+ */
+PTI_API gboolean pti_comm_set_model (PtiContext *ctx, const PtiComm *comm, PtiModelChoice model,
+                                     GError **error);
+
 /** pti_comm_get_name: Returns: (transfer none): "world", or the split's name. */
 PTI_API const char *pti_comm_get_name (const PtiComm *comm);
 
@@ -899,7 +963,9 @@ PTI_API gboolean pti_mpi_iallgatherv_comm (PtiContext *ctx, const PtiComm *comm,
  * pti_context_change_at:
  * @time: simulated time in s (>= 0) at which the change happens
  * @target: the network whose model changes (its HMC name, e.g. "myrinet"),
- *   or "computer:NAME" for a computer's intra-node model
+ *   "computer:NAME" for a computer's intra-node model, or "cpu:NAME" for
+ *   its CPU ("speed[NODES]" and "available[NODES]" where its model
+ *   declares them: cpu-clc, cpu-time; hmi.h PtiChangeKey)
  * @element: the model parameter, as its configuration element is called,
  *   with the links or parts it applies to in brackets where the model takes
  *   them: "background_load", "link_load[s1.*:up]", "link_bandwidth"
