@@ -30,6 +30,8 @@ struct _PtiContext {
   gpointer programs;            /* rank programs (ranks.c), or NULL */
   gboolean in_collective;       /* expanding a collective: no rank program yields */
   GPtrArray *terms;             /* PtiWslTerm: a workload file's <term>s, or NULL */
+  GPtrArray *io_files;          /* the io device's files (io.c), by PtiFile, or NULL */
+  GHashTable *io_names;         /* file name -> PtiFile + 1 */
 };
 
 /* A modelling assertion (seed 004): the model of what each rank does in
