@@ -193,3 +193,17 @@ pti_io_read_at_all (PtiContext *ctx, guint rank, PtiFile file, guint64 offset, g
   g_return_val_if_fail (ctx != NULL, FALSE);
   return request (ctx, "io_read_at_all", rank, file, PTI_IO_READ, TRUE, offset, bytes, error);
 }
+
+gboolean
+pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name, PtiFile *file,
+                   GError **error)
+{
+  guint known = ctx->io_names ? GPOINTER_TO_UINT (g_hash_table_lookup (ctx->io_names, name)) : 0;
+  if (known == 0) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s on rank %u: no file '%s' was opened", what, rank, name);
+    return FALSE;
+  }
+  *file = known - 1;
+  return TRUE;
+}

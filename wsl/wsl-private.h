@@ -83,6 +83,11 @@ pti_wsl_check_rank (PtiContext *ctx, const char *what, guint rank, GError **erro
  * evaluation (FALSE if it failed); in a rank program, the coroutine's
  * yield once it has appended a batch. */
 gboolean pti_wsl_appended (PtiContext *ctx, GError **error);
+/* io.c: the file called @name, which must have been opened (for the
+ * workload file's <io_*> statements, which name files).  @what names the
+ * statement in the error. */
+gboolean pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name,
+                            PtiFile *file, GError **error);
 /* ranks.c: the running rank program yields if its batch is complete. */
 void pti_wsl_rank_yield (PtiContext *ctx);
 

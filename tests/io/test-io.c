@@ -333,6 +333,34 @@ test_trace (void)
   g_assert_nonnull (strstr (text, " io=\"0.101500000\"/>"));
 }
 
+/* The workload file's <io_open>, <io_write>, <io_close>: the collective
+ * write of test_collective_write (a), and the same independently: opens
+ * queue at the metadata server (rank r's ends at 0.0005 (r + 1)); rank 0's
+ * 4 MiB (1 MiB per server: 0.01148576) ends at 0.0005 + 0.01148576, and
+ * each next rank's waits for the servers to finish the one before: rank
+ * 3's ends at 0.0005 + 4 x 0.01148576, its close 0.0005 later. */
+static double
+checkpoint (const char *collective)
+{
+  GError *error = NULL;
+  g_autofree char *system = g_test_build_filename (G_TEST_DIST, "io", "data", "pfs4.xml", NULL);
+  g_autofree char *workload = g_test_build_filename (G_TEST_DIST, "io", "data", "checkpoint.xml",
+                                                     NULL);
+  g_autoptr (PtiContext) ctx = pti_context_new (system, NULL, &error);
+  g_assert_no_error (error);
+  ok (pti_context_override_param (ctx, "collective", collective, &error), &error);
+  ok (pti_workload_file_build (ctx, workload, &error), &error);
+  evaluate (ctx);
+  return pti_result_time (ctx);
+}
+
+static void
+test_workload_file (void)
+{
+  assert_time (checkpoint ("1"), 0.002 + 0.04594304 + 0.002);
+  assert_time (checkpoint ("0"), 0.0005 + 4 * 0.01148576 + 0.0005);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -349,6 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/mismatched-collective", test_mismatched_collective);
   g_test_add_func ("/io/missing-collective", test_missing_collective);
   g_test_add_func ("/io/trace", test_trace);
+  g_test_add_func ("/io/workload-file", test_workload_file);
   int status = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (tmpdir, 0, NULL);
   for (const char *n; dir != NULL && (n = g_dir_read_name (dir)) != NULL;) {
