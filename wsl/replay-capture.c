@@ -19,6 +19,7 @@ typedef struct {
   gboolean started;       /* past MPI_Init: bursts before it are start-up, not the program */
   gboolean ended;         /* the reader said the file is through */
   guint64 t_done;         /* ns: computation replayed up to here */
+  GArray *files;          /* PtiFile by the capture's local file id (MPI-IO), or NULL */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -57,6 +58,8 @@ capture_source_free (gpointer data)
       pti_capture_rank_free (s->ranks[r].reader);
     if (s->ranks[r].requests)
       g_hash_table_destroy (s->ranks[r].requests);
+    if (s->ranks[r].files)
+      g_array_unref (s->ranks[r].files);
   }
   g_free (s->ranks);
   pti_rud_unref (s->burst);
@@ -187,6 +190,50 @@ replay_mark (const PtiCaptureMark *m, gpointer data, GError **error)
   return ok;
 }
 
+/* MPI-IO calls as the io device's: MPI_File_open on the world (or a
+ * communicator of every rank in order) is pti_io_open_all, on
+ * MPI_COMM_SELF pti_io_open; accesses through the individual file pointer
+ * were recorded with the byte offset they started at, so they replay as
+ * the explicit-offset calls. */
+static gboolean
+replay_file (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+             gboolean world, GError **error)
+{
+  RankState *st = &s->ranks[rank];
+  if (ev->error != 0)
+    return TRUE;   /* a call that failed did nothing to the file */
+  if (ev->code == PTI_C_File_open) {
+    if (!world && ev->comm != PTI_COMM_SELF_ID)
+      return fail (error, s, rank, ev, "MPI_File_open on a communicator other than the world "
+                   "or MPI_COMM_SELF is not replayed yet");
+    PtiFile f;
+    if (!(world ? pti_io_open_all (ctx, NULL, rank, ev->file_name, NULL, &f, error)
+                : pti_io_open (ctx, rank, ev->file_name, NULL, &f, error)))
+      return FALSE;
+    if (st->files == NULL)
+      st->files = g_array_new (FALSE, TRUE, sizeof (PtiFile));
+    if (st->files->len <= ev->file)
+      g_array_set_size (st->files, ev->file + 1);
+    g_array_index (st->files, PtiFile, ev->file) = f;
+    return TRUE;
+  }
+  if (ev->file == 0 || st->files == NULL || ev->file >= st->files->len)
+    return fail (error, s, rank, ev, "the file was not opened by a recorded MPI_File_open");
+  PtiFile f = g_array_index (st->files, PtiFile, ev->file);
+  switch (ev->code) {
+  case PTI_C_File_close:
+    return pti_io_close (ctx, rank, f, error);
+  case PTI_C_File_write_at: case PTI_C_File_write:
+    return pti_io_write_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  case PTI_C_File_read_at: case PTI_C_File_read:
+    return pti_io_read_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  case PTI_C_File_write_at_all: case PTI_C_File_write_all:
+    return pti_io_write_at_all (ctx, rank, f, ev->offset, ev->bytes, error);
+  default:   /* read_at_all, read_all */
+    return pti_io_read_at_all (ctx, rank, f, ev->offset, ev->bytes, error);
+  }
+}
+
 static gboolean
 replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
             guint *appended, GError **error)
@@ -295,6 +342,12 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     return fail (error, s, rank, ev, "persistent and matched-probe requests are not replayed yet");
   case PTI_C_Abort:
     return fail (error, s, rank, ev, "the program called MPI_Abort: nothing to predict after it");
+  case PTI_C_File_open: case PTI_C_File_close: case PTI_C_File_write_at: case PTI_C_File_read_at:
+  case PTI_C_File_write_at_all: case PTI_C_File_read_at_all: case PTI_C_File_write:
+  case PTI_C_File_read: case PTI_C_File_write_all: case PTI_C_File_read_all:
+    (*appended)++;
+    ok = replay_file (s, ctx, rank, ev, world, error);
+    break;
   default:
     if (ev->layout >= PTI_L_BARRIER && ev->layout <= PTI_L_REDUCE_SCATTER_BLOCK)
       skip (s, ev);   /* a collective the WSL does not have yet */
