@@ -998,6 +998,9 @@ pti_system_instance_is_active (const PtiSystem *system, const PtiModelInstance *
   for (guint i = 0; i < system->networks->len; i++)
     if (g_array_index (system->networks, PtiNetwork, i).model == instance)
       return TRUE;
+  for (guint i = 0; i < system->filesystems->len; i++)
+    if (g_array_index (system->filesystems, PtiFilesystem, i).model == instance)
+      return TRUE;
   return FALSE;
 }
 

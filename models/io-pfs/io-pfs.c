@@ -190,8 +190,9 @@ io_pfs_access (gpointer instance, const PtiIoRequest *req, double now)
  * bytes (ADIOI_Calc_file_domains).  Exchange: every byte a rank accesses in
  * another node's domain crosses both nodes' links; the phase lasts as long
  * as the busiest link, in or out (full duplex).  A write exchanges, then
- * each aggregator writes its domain as one request; a read reads, then
- * exchanges.  Every rank leaves when the call is over. */
+ * each aggregator writes what its domain holds (one request per contiguous
+ * run); a read reads, then exchanges.  Every rank leaves when the call is
+ * over. */
 static double
 io_pfs_collective (gpointer instance, guint n, const PtiIoRequest *reqs, double now)
 {
@@ -259,18 +260,36 @@ io_pfs_collective (gpointer instance, guint n, const PtiIoRequest *reqs, double 
     self->client_out[reqs[i].client] = self->client_in[reqs[i].client] = 0;
   double exchange = busiest / self->client_bw;
 
+  /* Each aggregator accesses the bytes of its domain the ranks asked for:
+   * the ranks' pieces in rank order, one request per run of pieces that
+   * follow one another in the file (a dense pattern is one request; holes
+   * are not read and rewritten, as ROMIO's data sieving would). */
   gboolean write = reqs[0].kind == PTI_IO_WRITE;
   double start = write ? now + exchange : now, end = start;
   for (guint d = 0; d < n_agg; d++) {
     guint64 d_lo = lo + d * fd, d_hi = MIN (hi, d_lo + fd);
-    if (d_hi <= d_lo)
-      continue;
     PtiIoRequest q = reqs[0];
     q.client = agg_client[d];
-    q.offset = d_lo;
-    q.bytes = d_hi - d_lo;
-    double t = data_access (self, &q, start);   /* once: MAX evaluates twice */
-    end = MAX (end, t);
+    q.bytes = 0;
+    for (guint i = 0; i <= n; i++) {
+      guint64 from = 0, to = 0;
+      if (i < n && reqs[i].bytes > 0) {
+        from = MAX (reqs[i].offset, d_lo);
+        to = MIN (reqs[i].offset + reqs[i].bytes, d_hi);
+      }
+      if (i < n && to <= from)
+        continue;
+      if (i < n && q.bytes > 0 && from == q.offset + q.bytes) {
+        q.bytes += to - from;
+        continue;
+      }
+      if (q.bytes > 0) {
+        double t = data_access (self, &q, start);   /* once: MAX evaluates twice */
+        end = MAX (end, t);
+      }
+      q.offset = from;
+      q.bytes = to - from;
+    }
   }
   return write ? end : end + exchange;
 }
@@ -317,8 +336,8 @@ const PtiModelDesc pti_model_io_pfs = {
     "metadata_latency each at one FCFS metadata server.  A collective call\n"
     "(two-phase I/O): the ranks' extent is cut into one domain per client\n"
     "node; the exchange lasts the busiest link's bytes / client_bandwidth;\n"
-    "then each aggregator accesses its domain as one request (reads: first\n"
-    "the access, then the exchange).",
+    "then each aggregator accesses what its domain holds, one request per\n"
+    "contiguous run (reads: first the access, then the exchange).",
   .config_schema = pti_io_pfs_xsd,
   .params = io_pfs_params,
   .instance_size = sizeof (IoPfs),

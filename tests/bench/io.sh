@@ -7,11 +7,13 @@
 # /var/tmp, on the disk, not a tmpfs) holds the files written; TOTAL_MIB
 # (default 512) is the size of the MPI-IO program's file.  Needs Open MPI.
 #
-# 1. Calibration: dd with O_DIRECT (the guest's page cache bypassed) writes
-#    and reads requests of 64 KiB ... 16 MiB; each size's time per request
-#    is fitted by least squares with t(b) = latency + b / bandwidth: the
-#    parameters of a one-server io-pfs "local disk" (written to
-#    DIR/local-disk.xml, on the host2 system of tests/capture/data).
+# 1. Calibration: dd writes and reads requests of 64 KiB ... 16 MiB with
+#    O_DIRECT (the guest's page cache bypassed), and writes them through
+#    the page cache followed by fsync (what the program below does); each
+#    size's time per request is fitted by least squares with
+#    t(b) = latency + b / bandwidth.  The one-server io-pfs "local disk"
+#    (DIR/local-disk.xml, on the host2 system of tests/capture/data) takes
+#    the buffered+fsync fit for writes and the O_DIRECT one for reads.
 # 2. The MPI-IO program tests/bench/io/mpiio.c on 1 and 2 ranks, blocks of
 #    4 MiB, independent (MPI_File_write_at) and collective
 #    (MPI_File_write_at_all), captured by pticapture and replayed by ptieval
@@ -44,36 +46,43 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=se
 
 median3 () { sort -g | sed -n 2p; }
 
-echo "== 1. the disk, O_DIRECT (dd), median of 3 runs: seconds per request"
-printf '  %-6s %10s %12s %12s\n' size requests write read
+echo "== 1. the disk (dd), median of 3 runs: seconds per request"
+echo "   direct: O_DIRECT (no guest page cache); buffered: through the page cache, then fsync"
+echo "   (conv=fsync), the path of MPI_File_write_at + MPI_File_sync"
+printf '  %-8s %8s %14s %14s %14s\n' size requests "direct write" "direct read" "buffered write"
 : > "$dir/fit.txt"
 for kib in 64 256 1024 4096 16384; do
   count=$(( 262144 / kib ))          # 256 MiB per size
-  [ $count -lt 16 ] && count=16
+  dd_s () { sed -n 's/.* copied, \([0-9.e-]*\) s.*/\1/p'; }
   w=$(for i in 1 2 3; do
-        dd if=/dev/zero of="$dir/dd" bs=${kib}K count=$count oflag=direct conv=fsync 2>&1 |
-          sed -n 's/.* copied, \([0-9.e-]*\) s.*/\1/p'
+        dd if=/dev/zero of="$dir/dd" bs=${kib}K count=$count oflag=direct conv=fsync 2>&1 | dd_s
       done | median3)
   r=$(for i in 1 2 3; do
-        dd if="$dir/dd" of=/dev/null bs=${kib}K count=$count iflag=direct 2>&1 |
-          sed -n 's/.* copied, \([0-9.e-]*\) s.*/\1/p'
+        dd if="$dir/dd" of=/dev/null bs=${kib}K count=$count iflag=direct 2>&1 | dd_s
       done | median3)
-  echo "$kib $count $w $r" >> "$dir/fit.txt"
-  awk -v k=$kib -v c=$count -v w=$w -v r=$r \
-    'BEGIN { printf "  %4dKiB %10d %12.6f %12.6f\n", k, c, w / c, r / c }'
+  b=$(for i in 1 2 3; do
+        rm -f "$dir/dd"
+        dd if=/dev/zero of="$dir/dd" bs=${kib}K count=$count conv=fsync 2>&1 | dd_s
+      done | median3)
+  echo "$kib $count $w $r $b" >> "$dir/fit.txt"
+  awk -v k=$kib -v c=$count -v w=$w -v r=$r -v b=$b \
+    'BEGIN { printf "  %5dKiB %8d %14.6f %14.6f %14.6f\n", k, c, w / c, r / c, b / c }'
 done
 rm -f "$dir/dd"
 # Least squares of t = a + b x over the sizes: a the latency, 1/b the bandwidth.
-read -r wlat wbw rlat rbw < <(awk '
-  { x = $1 * 1024; n++; sx += x; sxx += x * x
-    w = $3 / $2; sw += w; sxw += x * w
-    r = $4 / $2; sr += r; sxr += x * r }
-  END { d = n * sxx - sx * sx
-        bw = (n * sxw - sx * sw) / d; aw = (sw - bw * sx) / n
-        br = (n * sxr - sx * sr) / d; ar = (sr - br * sx) / n
-        if (aw < 0) aw = 0; if (ar < 0) ar = 0
-        printf "%.9f %.0f %.9f %.0f\n", aw, 1 / bw, ar, 1 / br }' "$dir/fit.txt")
-echo "  fit: write latency $wlat s, bandwidth $wbw B/s; read latency $rlat s, bandwidth $rbw B/s"
+fit () {
+  awk -v col=$1 '
+    { x = $1 * 1024; y = $col / $2; n++; sx += x; sxx += x * x; sy += y; sxy += x * y }
+    END { d = n * sxx - sx * sx; b = (n * sxy - sx * sy) / d; a = (sy - b * sx) / n
+          if (a < 0) a = 0
+          printf "%.9f %.0f\n", a, 1 / b }' "$dir/fit.txt"
+}
+read -r dlat dbw < <(fit 3)
+read -r rlat rbw < <(fit 4)
+read -r wlat wbw < <(fit 5)
+echo "  fit, direct write:   latency $dlat s, bandwidth $dbw B/s"
+echo "  fit, direct read:    latency $rlat s, bandwidth $rbw B/s"
+echo "  fit, buffered write: latency $wlat s, bandwidth $wbw B/s (the system's write_bandwidth)"
 
 sed -e '/<connect/a\
   <filesystem name="disk">\

@@ -215,6 +215,25 @@ test_collective_write (void)
                0.002 + 0.008388608 + 0.04394304 + 0.002);
 }
 
+/* A sparse collective write: 2 ranks write 4 MiB each, 256 MiB apart, on
+ * one server (stripe count 1).  The two domains ([0, 130 MiB) and [130 MiB,
+ * 260 MiB)) each hold one rank's piece on the rank's own node: no exchange,
+ * and each aggregator writes only those 4 MiB (not its 130 MiB domain):
+ * open 2 x 0.0005, then 2 x (0.001 + 4 MiB / 10^8) queued at the server. */
+static void
+test_collective_sparse (void)
+{
+  g_autoptr (PtiContext) ctx = context (2);
+  GError *error = NULL;
+  for (guint r = 0; r < 2; r++) {
+    PtiFile f;
+    ok (pti_io_open_all (ctx, NULL, r, "sparse", NULL, &f, &error), &error);
+    ok (pti_io_write_at_all (ctx, r, f, (guint64) r * 256 * MiB, 4 * MiB, &error), &error);
+  }
+  evaluate (ctx);
+  assert_time (pti_result_time (ctx), 0.001 + 2 * 0.04294304);
+}
+
 /* A collective call waits for its last rank: rank 1 computes 1 s first,
  * so rank 0 waits 1 s in open_all (its wait), then the 2 opens take 1 ms. */
 static void
@@ -371,6 +390,7 @@ main (int argc, char **argv)
   g_test_add_func ("/io/client-link", test_client_link);
   g_test_add_func ("/io/two-clients-one-server", test_two_clients_one_server);
   g_test_add_func ("/io/collective-write", test_collective_write);
+  g_test_add_func ("/io/collective-sparse", test_collective_sparse);
   g_test_add_func ("/io/collective-synchronises", test_collective_synchronises);
   g_test_add_func ("/io/collective-read", test_collective_read);
   g_test_add_func ("/io/errors", test_errors);
