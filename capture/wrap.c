@@ -1265,7 +1265,22 @@ pti_w_File_close (MPI_File *fh)
 }
 PTI_EXPORT_AS (File_close, pti_w_File_close);
 
-/* Explicit offsets (MPI_File_write_at ...): file, byte offset, bytes. */
+/* The record of an access: file, byte offset, bytes (FILE_ACCESS). */
+static int
+pti_file_access_commit (PtiCall *c, int rc, MPI_File fh, uint64_t byte, int count,
+                        MPI_Datatype dt)
+{
+  PtiRec r;
+  pti_cap_record (c, &r, rc, 40);
+  pti_put_u (&r, pti_file_id (fh));
+  pti_put_u (&r, byte);
+  pti_put_bytes (&r, count, dt);
+  pti_cap_args_end (&r);
+  pti_cap_commit (c, &r);
+  return rc;
+}
+
+/* Explicit offsets (MPI_File_write_at ...). */
 #define PTI_WRAP_FILE_AT(name, bufdecl) \
   PTI_REAL_DECL (name); \
   static int pti_w_##name (MPI_File fh, MPI_Offset offset, bufdecl buf, int count, \
@@ -1276,14 +1291,7 @@ PTI_EXPORT_AS (File_close, pti_w_File_close);
       return PTI_REAL (name) (fh, offset, buf, count, dt, status); \
     uint64_t byte = pti_file_byte (fh, offset); \
     int rc = PTI_REAL (name) (fh, offset, buf, count, dt, status); \
-    PtiRec r; \
-    pti_cap_record (&c, &r, rc, 40); \
-    pti_put_u (&r, pti_file_id (fh)); \
-    pti_put_u (&r, byte); \
-    pti_put_bytes (&r, count, dt); \
-    pti_cap_args_end (&r); \
-    pti_cap_commit (&c, &r); \
-    return rc; \
+    return pti_file_access_commit (&c, rc, fh, byte, count, dt); \
   } \
   PTI_EXPORT_AS (name, pti_w_##name);
 
@@ -1301,14 +1309,7 @@ PTI_EXPORT_AS (File_close, pti_w_File_close);
     uint64_t byte = PTI_REAL (File_get_position) (fh, &pos) == MPI_SUCCESS \
                       ? pti_file_byte (fh, pos) : 0; \
     int rc = PTI_REAL (name) (fh, buf, count, dt, status); \
-    PtiRec r; \
-    pti_cap_record (&c, &r, rc, 40); \
-    pti_put_u (&r, pti_file_id (fh)); \
-    pti_put_u (&r, byte); \
-    pti_put_bytes (&r, count, dt); \
-    pti_cap_args_end (&r); \
-    pti_cap_commit (&c, &r); \
-    return rc; \
+    return pti_file_access_commit (&c, rc, fh, byte, count, dt); \
   } \
   PTI_EXPORT_AS (name, pti_w_##name);
 

@@ -283,10 +283,8 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
   /* The io column only for workloads that use the io device: the table of
    * every other workload stays as it was. */
   gboolean has_io = FALSE;
-  for (guint r = 0; r < n && !has_io; r++) {
-    PtiProcessResult pr;
-    has_io = pti_result_process (ctx, r, &pr) && pr.io > 0;
-  }
+  for (guint r = 0; r < n && !has_io; r++)
+    has_io = pti_result_io (ctx, r) > 0;
   printf ("%6s %14s %14s %14s %14s", "rank", "end (s)", "compute (s)", "comm (s)", "wait (s)");
   printf (has_io ? " %14s %10s\n" : "%.0s %10s\n", "io (s)", "events");
   double tc = 0, tm = 0, tw = 0, ti = 0;
@@ -296,7 +294,7 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
     tc += pr.compute;
     tm += pr.comm;
     tw += pr.wait;
-    ti += pr.io;
+    ti += pti_result_io (ctx, r);
     /* Hundreds of ranks would drown the summary: show the first and last few. */
     if (n > 40 && r >= 16 && r < n - 8) {
       if (r == 16)
@@ -305,7 +303,7 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
     }
     printf ("%6u %14.9f %14.9f %14.9f %14.9f", r, pr.end, pr.compute, pr.comm, pr.wait);
     if (has_io)
-      printf (" %14.9f", pr.io);
+      printf (" %14.9f", pti_result_io (ctx, r));
     printf (" %10" G_GUINT64_FORMAT "\n", pr.events);
   }
   if (n > 0 && t > 0) {

@@ -675,8 +675,15 @@ pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
   if (!pti_session_process_result (ctx->session, rank, &s))
     return FALSE;
   *out = (PtiProcessResult) { .end = s.end, .compute = s.compute, .comm = s.comm,
-                              .wait = s.wait, .events = s.events, .io = s.io };
+                              .wait = s.wait, .events = s.events };
   return TRUE;
+}
+
+double
+pti_result_io (const PtiContext *ctx, guint rank)
+{
+  PtiTraceProcessSummary s;
+  return pti_session_process_result (ctx->session, rank, &s) ? s.io : NAN;
 }
 
 gboolean

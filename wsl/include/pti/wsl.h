@@ -1075,7 +1075,8 @@ PTI_API guint64 pti_result_events (const PtiContext *ctx);
 /**
  * PtiProcessResult:
  *
- * Where one process's time went.  compute + comm + wait + (time - end) = time.
+ * Where one process's time went.  compute + comm + wait + (time - end) = time,
+ * and pti_result_io() for workloads that use the io device.
  */
 typedef struct {
   double end;      /* s: when the process finished */
@@ -1083,12 +1084,23 @@ typedef struct {
   double comm;     /* s in the message layer: send and receive overheads, transfers it waits out as sender */
   double wait;     /* s blocked on another process: a receive before its message arrived, a rendezvous send before its receive */
   guint64 events;  /* events in its list */
-  double io;       /* s in the io device (file system requests; a collective call's
-                    * time after its last rank arrived: before, it is wait) */
 } PtiProcessResult;
 
 /** pti_result_process: Returns: FALSE if @rank is out of range or not yet evaluated. */
 PTI_API gboolean pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out);
+
+/**
+ * pti_result_io:
+ *
+ * The time @rank spent in the io device: its file system requests, and of
+ * a collective call the time after its last rank arrived (before, it is
+ * the rank's `wait`).  compute + comm + wait + io + (time - end) = time.
+ * (A function rather than a field of PtiProcessResult, which programs
+ * built against an older pti allocate.)
+ * Returns: the time in s, or NaN if @rank is out of range or not yet
+ * evaluated.
+ */
+PTI_API double pti_result_io (const PtiContext *ctx, guint rank);
 
 /* ---- phases and performance assertions (seed 000) ---------------------- */
 
