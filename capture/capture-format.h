@@ -10,11 +10,12 @@
 #define PTI_CAPTURE_MAGIC         "\x89PTICAP\n"
 #define PTI_CAPTURE_MAGIC_LEN     8
 #define PTI_CAPTURE_MAJOR         1
-#define PTI_CAPTURE_MINOR         1
+#define PTI_CAPTURE_MINOR         2
 #define PTI_CAPTURE_BLOCK_FILL    (32 * 1024)          /* the writer's block size */
 #define PTI_CAPTURE_BLOCK_MAX     (16 * 1024 * 1024)   /* the largest a reader accepts */
 #define PTI_CAPTURE_STRING_MAX    65536
 #define PTI_CAPTURE_REPEAT_MAX    64                   /* longest args that R may repeat */
+#define PTI_CAPTURE_FILE_NAME_MAX 1024                 /* MPI_File_open's name, cut there (1.2) */
 
 /* Non-call record codes (section 6). */
 enum {
@@ -79,6 +80,7 @@ typedef enum {
   PTI_L_ALLTOALLV, PTI_L_REDUCE_SCATTER, PTI_L_REDUCE_SCATTER_BLOCK,
   PTI_L_COMM_NEW, PTI_L_COMM_SPLIT, PTI_L_COMM_CREATE_GROUP, PTI_L_CART_CREATE,
   PTI_L_INTERCOMM_CREATE, PTI_L_INTERCOMM_MERGE, PTI_L_COMM, PTI_L_OP_CREATE, PTI_L_OP,
+  PTI_L_FILE_OPEN, PTI_L_FILE, PTI_L_FILE_ACCESS,   /* 1.2 */
 } PtiCaptureLayout;
 
 /* Call flags: what else a call does (section 5.1). */
@@ -163,6 +165,14 @@ enum {
   X (85, Ireduce_scatter_block, REDUCE_SCATTER_BLOCK, PTI_CF_REQ) \
   X (86, Iscan, ALLREDUCE, PTI_CF_REQ) \
   X (87, Iexscan, ALLREDUCE, PTI_CF_REQ) \
+  X (88, File_open, FILE_OPEN, 0) \
+  X (89, File_close, FILE, 0) \
+  X (90, File_write_at, FILE_ACCESS, 0) \
+  X (91, File_read_at, FILE_ACCESS, 0) \
+  X (92, File_write_at_all, FILE_ACCESS, 0) \
+  X (93, File_read_at_all, FILE_ACCESS, 0) \
+  X (94, File_write, FILE_ACCESS, 0) \
+  X (95, File_read, FILE_ACCESS, 0) \
   X (96, Comm_dup, COMM_NEW, 0) \
   X (97, Comm_dup_with_info, COMM_NEW, 0) \
   X (98, Comm_idup, COMM_NEW, PTI_CF_REQ) \
@@ -184,7 +194,9 @@ enum {
   X (120, Init, NONE, 0) \
   X (121, Init_thread, INIT_THREAD, 0) \
   X (122, Finalize, NONE, 0) \
-  X (123, Abort, ABORT, 0)
+  X (123, Abort, ABORT, 0) \
+  X (124, File_write_all, FILE_ACCESS, 0) \
+  X (125, File_read_all, FILE_ACCESS, 0)
 
 #define PTI_CAPTURE_CODE_MAX 128   /* codes are below this */
 

@@ -108,6 +108,7 @@ struct _PtiCaptureRank {
   GError *final_error;          /* repeated by next() after the end */
 
   GArray *completions, *scounts, *rcounts, *dims, *periods;
+  char *file_name;              /* the last MPI_File_open's (1.2) */
   /* The last two calls (last[1] the newer), for REPEAT: their events, with
    * their own copy of the requests; chain: call records since the last
    * record of another kind (at most 2). */
@@ -836,6 +837,19 @@ decode_args (PtiCaptureRank *r, Cur *c, PtiCaptureEvent *ev)
     return get_u (c, &u) && (ev->value = u != 0, TRUE);
   case PTI_L_OP:
     return get_u32 (c, &ev->op, G_MAXUINT32, "op");
+  case PTI_L_FILE_OPEN:
+    g_clear_pointer (&r->file_name, g_free);
+    if (!get_comm (r, c, &ev->comm, FALSE) || !get_u (c, &ev->file)
+        || !get_string (c, &r->file_name))
+      return FALSE;
+    if (strlen (r->file_name) > PTI_CAPTURE_FILE_NAME_MAX)
+      return cur_bad (c, "file name longer than 1024 bytes");
+    ev->file_name = r->file_name;
+    return TRUE;
+  case PTI_L_FILE:
+    return get_u (c, &ev->file);
+  case PTI_L_FILE_ACCESS:
+    return get_u (c, &ev->file) && get_u (c, &ev->offset) && get_u (c, &ev->bytes);
   }
   return cur_bad (c, "unknown layout");
 }
@@ -1604,6 +1618,7 @@ pti_capture_rank_free (PtiCaptureRank *r)
     }
   }
   header_clear (&r->header);
+  g_free (r->file_name);
   g_free (r->path);
   g_free (r->label);
   g_free (r->buf);

@@ -118,6 +118,11 @@ typedef struct {
                                    op_create: commute; intercomm_create: tag */
   gint64 value2;                /* init_thread: provided; intercomm_create: local leader */
   guint32 comm2;                /* intercomm_create: peer comm */
+  /* MPI-IO (1.2): the file's local id (1, 2, ... in this rank's open order;
+   * 0 a file no recorded open made), the byte offset and bytes (@bytes) of
+   * an access, the name of an open (valid until the next call). */
+  guint64 file, offset;
+  const char *file_name;
 } PtiCaptureEvent;
 
 /* How a rank file ended (after pti_capture_rank_next returned done or an

@@ -1174,3 +1174,150 @@ pti_w_Abort (MPI_Comm comm, int errorcode)
   return PTI_REAL (Abort) (comm, errorcode);
 }
 PTI_EXPORT_AS (Abort, pti_w_Abort);
+
+/* ---- MPI-IO (format 1.2) ---- */
+
+/* Files get local ids 1, 2, ... in the order this rank opened them (0: a
+ * handle no recorded open made).  Programs hold few files open at once: a
+ * small table searched linearly, touched under the recording lock. */
+#define PTI_FILES_MAX 256
+static struct {
+  MPI_File fh;
+  uint64_t id;
+} pti_files[PTI_FILES_MAX];
+static uint64_t pti_files_opened;
+
+static uint64_t
+pti_file_id (MPI_File fh)
+{
+  for (int i = 0; i < PTI_FILES_MAX; i++)
+    if (pti_files[i].id != 0 && pti_files[i].fh == fh)
+      return pti_files[i].id;
+  return 0;
+}
+
+PTI_REAL_DECL (File_get_byte_offset);
+PTI_REAL_DECL (File_get_position);
+
+/* @offset (etypes, relative to the view) as an absolute byte offset. */
+static uint64_t
+pti_file_byte (MPI_File fh, MPI_Offset offset)
+{
+  MPI_Offset byte = 0;
+  if (PTI_REAL (File_get_byte_offset) (fh, offset, &byte) != MPI_SUCCESS || byte < 0)
+    return 0;
+  return (uint64_t) byte;
+}
+
+PTI_REAL_DECL (File_open);
+static int
+pti_w_File_open (MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
+{
+  PtiCall c;
+  if (!pti_cap_begin (&c, PTI_C_File_open))
+    return PTI_REAL (File_open) (comm, name, amode, info, fh);
+  int rc = PTI_REAL (File_open) (comm, name, amode, info, fh);
+  uint64_t cid = pti_cap_comm_id (comm);
+  size_t n = name != NULL ? strnlen (name, PTI_CAPTURE_FILE_NAME_MAX) : 0;
+  PtiRec r;
+  pti_cap_record (&c, &r, rc, 48 + n);
+  uint64_t id = 0;
+  if (rc == MPI_SUCCESS) {
+    id = ++pti_files_opened;
+    for (int i = 0; i < PTI_FILES_MAX; i++)
+      if (pti_files[i].id == 0) {
+        pti_files[i].fh = *fh;
+        pti_files[i].id = id;
+        break;
+      }
+  }
+  pti_cap_put_comm (&r, cid);
+  pti_put_u (&r, id);
+  pti_put_u (&r, n);
+  memcpy (r.p, name, n);
+  r.p += n;
+  pti_cap_args_end (&r);
+  pti_cap_commit (&c, &r);
+  return rc;
+}
+PTI_EXPORT_AS (File_open, pti_w_File_open);
+
+PTI_REAL_DECL (File_close);
+static int
+pti_w_File_close (MPI_File *fh)
+{
+  PtiCall c;
+  if (!pti_cap_begin (&c, PTI_C_File_close))
+    return PTI_REAL (File_close) (fh);
+  MPI_File was = *fh;
+  int rc = PTI_REAL (File_close) (fh);
+  PtiRec r;
+  pti_cap_record (&c, &r, rc, 24);
+  uint64_t id = pti_file_id (was);
+  pti_put_u (&r, id);
+  if (rc == MPI_SUCCESS)
+    for (int i = 0; i < PTI_FILES_MAX; i++)
+      if (pti_files[i].id == id)
+        pti_files[i].id = 0;
+  pti_cap_args_end (&r);
+  pti_cap_commit (&c, &r);
+  return rc;
+}
+PTI_EXPORT_AS (File_close, pti_w_File_close);
+
+/* The record of an access: file, byte offset, bytes (FILE_ACCESS). */
+static int
+pti_file_access_commit (PtiCall *c, int rc, MPI_File fh, uint64_t byte, int count,
+                        MPI_Datatype dt)
+{
+  PtiRec r;
+  pti_cap_record (c, &r, rc, 40);
+  pti_put_u (&r, pti_file_id (fh));
+  pti_put_u (&r, byte);
+  pti_put_bytes (&r, count, dt);
+  pti_cap_args_end (&r);
+  pti_cap_commit (c, &r);
+  return rc;
+}
+
+/* Explicit offsets (MPI_File_write_at ...). */
+#define PTI_WRAP_FILE_AT(name, bufdecl) \
+  PTI_REAL_DECL (name); \
+  static int pti_w_##name (MPI_File fh, MPI_Offset offset, bufdecl buf, int count, \
+                           MPI_Datatype dt, MPI_Status *status) \
+  { \
+    PtiCall c; \
+    if (!pti_cap_begin (&c, PTI_C_##name)) \
+      return PTI_REAL (name) (fh, offset, buf, count, dt, status); \
+    uint64_t byte = pti_file_byte (fh, offset); \
+    int rc = PTI_REAL (name) (fh, offset, buf, count, dt, status); \
+    return pti_file_access_commit (&c, rc, fh, byte, count, dt); \
+  } \
+  PTI_EXPORT_AS (name, pti_w_##name);
+
+/* The individual file pointer (MPI_File_write ...): its position before
+ * the call, as a byte offset, so the record is the same as an _at call's. */
+#define PTI_WRAP_FILE_PTR(name, bufdecl) \
+  PTI_REAL_DECL (name); \
+  static int pti_w_##name (MPI_File fh, bufdecl buf, int count, MPI_Datatype dt, \
+                           MPI_Status *status) \
+  { \
+    PtiCall c; \
+    if (!pti_cap_begin (&c, PTI_C_##name)) \
+      return PTI_REAL (name) (fh, buf, count, dt, status); \
+    MPI_Offset pos = 0; \
+    uint64_t byte = PTI_REAL (File_get_position) (fh, &pos) == MPI_SUCCESS \
+                      ? pti_file_byte (fh, pos) : 0; \
+    int rc = PTI_REAL (name) (fh, buf, count, dt, status); \
+    return pti_file_access_commit (&c, rc, fh, byte, count, dt); \
+  } \
+  PTI_EXPORT_AS (name, pti_w_##name);
+
+PTI_WRAP_FILE_AT (File_write_at, const void *)
+PTI_WRAP_FILE_AT (File_read_at, void *)
+PTI_WRAP_FILE_AT (File_write_at_all, const void *)
+PTI_WRAP_FILE_AT (File_read_at_all, void *)
+PTI_WRAP_FILE_PTR (File_write, const void *)
+PTI_WRAP_FILE_PTR (File_read, void *)
+PTI_WRAP_FILE_PTR (File_write_all, const void *)
+PTI_WRAP_FILE_PTR (File_read_all, void *)

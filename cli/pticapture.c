@@ -541,6 +541,19 @@ print_event (GString *s, guint rank, const PtiCaptureEvent *ev, gboolean times)
   case PTI_L_OP_CREATE:
     g_string_append_printf (s, " commute=%" G_GINT64_FORMAT, ev->value);
     break;
+  case PTI_L_FILE_OPEN: {
+    /* The name is the program's bytes: shown escaped, never raw. */
+    g_autofree char *name = g_strescape (ev->file_name, NULL);
+    g_string_append_printf (s, " file=%" G_GUINT64_FORMAT " name=\"%s\"", ev->file, name);
+    break;
+  }
+  case PTI_L_FILE:
+    g_string_append_printf (s, " file=%" G_GUINT64_FORMAT, ev->file);
+    break;
+  case PTI_L_FILE_ACCESS:
+    g_string_append_printf (s, " file=%" G_GUINT64_FORMAT " offset=%" G_GUINT64_FORMAT
+                            " bytes=%" G_GUINT64_FORMAT, ev->file, ev->offset, ev->bytes);
+    break;
   default:
     break;
   }

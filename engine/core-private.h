@@ -60,7 +60,20 @@ typedef union {
     guint16 pad_;
     guint32 h[REQS_PER_OP];
   } reqs;
+  /* PTI_OP_IO: flags is the PtiIoKind, | OP_IO_COLLECTIVE; the gather is
+   * the collective's group (ioglue.c), n its size. */
+  struct {
+    guint8 kind__;
+    guint8 io_kind;
+    guint16 pad2_;
+    guint32 file;
+    guint32 n;
+    guint32 gather;
+    guint64 bytes_;
+    guint64 offset;
+  } io;
 } Op;
+#define OP_IO_COLLECTIVE 0x80
 
 G_STATIC_ASSERT (sizeof (Op) == 32);
 
@@ -207,6 +220,9 @@ typedef struct {
   const PtiModelInstance *net;   /* its node's network's model, or NULL */
   const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
   guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
+  const PtiModelInstance *io;    /* its node's file system's I/O model, or NULL */
+  guint32 io_client;     /* its node's client number on that file system */
+  double io_time;        /* s in the io device: its requests, after a collective's last arrival */
   guint8 state;          /* ProcState */
   guint8 source_done;    /* its source has nothing more (or it has no source) */
   guint8 open_repeat;    /* appending: a repeated block is open */
@@ -330,6 +346,8 @@ struct _PtiEngine {
   guint scratch_slots_cap;
   PtiEngineDone *scratch_done;     /* reused: what the sink is told of them */
   guint scratch_done_cap;
+  GArray *io_files;                /* IoFile by file number (ioglue.c), or NULL */
+  GPtrArray *io_gathers;           /* IoGather* by gather number (ioglue.c), or NULL */
 };
 
 /* A scratch array of at least @n elements, grown geometrically and kept. */
@@ -462,6 +480,14 @@ void pti_live_free (PtiEngine *e);
 /* A CPU change joins the timelines of system nodes @node_lo..@node_hi. */
 void pti_cpu_change_add (PtiEngine *e, double t, PtiChangeEffect effect, double value,
                          guint node_lo, guint node_hi);
+
+/* ioglue.c: the io device.  Runs the I/O operation at @rank's head now;
+ * TRUE if the process goes on, FALSE if it waits for a collective's other
+ * ranks (it is then PROC_WAITING). */
+gboolean pti_io_run (PtiEngine *e, guint rank, const Op *op);
+void pti_io_free (PtiEngine *e);
+void pti_io_reset (PtiEngine *e);
+void pti_out_io (PtiEngine *e, guint rank, const Op *op, double start, double end, double wait);
 
 /* diagnose.c */
 void pti_report_deadlock (PtiEngine *e, GError **error);

@@ -11,6 +11,7 @@ pti_op_kind_name (guint kind)
     [PTI_OP_ISEND] = "isend", [PTI_OP_IRECV] = "irecv", [PTI_OP_WAIT] = "wait",
     [PTI_OP_WAITALL] = "waitall", [PTI_OP_WAITANY] = "waitany", [PTI_OP_PROBE] = "probe",
     [PTI_OP_COLL_BEGIN] = "collective", [PTI_OP_COLL_END] = "collective end",
+    [PTI_OP_IO] = "collective I/O call",
   };
   return kind < G_N_ELEMENTS (names) && names[kind] ? names[kind] : "?";
 }

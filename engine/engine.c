@@ -40,6 +40,8 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
     p->cpu = info.cpu;
     p->intra = info.intra;
     p->net = info.net;
+    p->io = info.io;
+    p->io_client = info.io_client;
     p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
     p->source_done = TRUE;
   }
@@ -64,6 +66,7 @@ pti_engine_free (PtiEngine *e)
   if (e->comm_names != NULL)
     g_ptr_array_unref (e->comm_names);
   pti_nets_free (e);
+  pti_io_free (e);
   pti_repeat_free (e);
   g_free (e->scratch_slots);
   g_free (e->scratch_done);
@@ -206,6 +209,7 @@ pti_engine_run (PtiEngine *e, gboolean final, GError **error)
       if (mi->desc->net != NULL && mi->desc->net->version >= 2 && mi->desc->net->reset != NULL)
         mi->desc->net->reset (mi->state);
     }
+    pti_io_reset (e);
   }
   /* Pushed workloads are complete when the last evaluation starts. */
   for (guint r = 0; final && e->source.pull == NULL && r < e->n_procs; r++)
@@ -272,5 +276,6 @@ pti_engine_process_summary (const PtiEngine *e, guint rank, PtiTraceProcessSumma
   out->compute = p->compute;
   out->comm = p->comm;
   out->wait = p->wait;
+  out->io = p->io_time;
   out->events = p->n_events;
 }

@@ -39,6 +39,7 @@ typedef enum {
   PTI_OP_DERIVED,        /* a span of repetitions derived by analytical repetition */
   PTI_OP_PHASE_BEGIN,    /* the events that follow, to PHASE_END, belong to a named phase */
   PTI_OP_PHASE_END,
+  PTI_OP_IO,             /* a request to the file system of the process's node (io device) */
   PTI_OP_N_KINDS
 } PtiOpKind;
 
@@ -100,6 +101,11 @@ typedef struct {
   guint n_done;
   /* collective markers: */
   guint coll, comm, root;
+  /* io: the request (bytes above), collective or not; model: the I/O model */
+  PtiIoKind io_kind;
+  guint32 file;
+  guint64 offset;
+  gboolean collective;
   /* derived spans: how many repetitions and events [start, end] stands for,
    * and the time they add (wait: the wait time) */
   guint64 repetitions, derived_events;
@@ -180,6 +186,25 @@ void pti_engine_add_coll_begin (PtiEngine *engine, guint rank, guint coll, guint
                                 guint root, guint64 bytes);
 void pti_engine_add_coll_end (PtiEngine *engine, guint rank, guint coll, guint comm,
                               guint root, guint64 bytes);
+
+/* The io device.  File @file (a number, 0, 1, ...) is striped in
+ * @stripe_size bytes over @stripe_count servers (0: the model's default);
+ * set before its first request. */
+void pti_engine_io_file (PtiEngine *engine, guint32 file, guint64 stripe_size,
+                         guint32 stripe_count);
+/* A request of @rank to its node's file system.  Collective: @gather names
+ * the group of @n ranks that make the call together (the same number on
+ * each of them, pti_engine_io_gather); every one of them waits for the
+ * last, then the model prices the call as one, and all leave at its end.
+ * FALSE with @error if @rank's node mounts no file system, or (collective)
+ * its members' nodes mount different ones. */
+gboolean pti_engine_add_io (PtiEngine *engine, guint rank, PtiIoKind kind, guint32 file,
+                            guint64 offset, guint64 bytes, guint32 gather, guint n,
+                            GError **error);
+#define PTI_ENGINE_IO_INDEPENDENT G_MAXUINT32
+/* The number of the group of collective calls keyed @key (the WSL's
+ * communicator and group), made at its first use. */
+guint32 pti_engine_io_gather (PtiEngine *engine, guint64 key);
 
 /* Phases: named regions of a rank's program (performance assertions, seed
  * 000).  A name is given a number once (phase_intern, 0, 1, ...); a rank's

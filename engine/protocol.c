@@ -498,6 +498,11 @@ pti_proc_run (PtiEngine *e, guint rank)
       pti_proc_consume (e, p);
       continue;
     }
+    if (op->kind == PTI_OP_IO) {
+      if (pti_io_run (e, rank, op))
+        continue;
+      return;
+    }
     if (op->kind == PTI_OP_PROBE) {
       p->wait_from = p->clock;
       if (probe_now (e, rank))

@@ -48,6 +48,7 @@ typedef struct {
   PtiModelDesc desc;       /* first: a desc pointer handed out is an Entry pointer */
   PtiNetOps net_ops;       /* the model's net ops as far as its version goes, zero beyond */
   PtiCpuOps cpu_ops;       /* the same for cpu ops */
+  PtiIoOps io_ops;         /* the same for io ops */
   char *origin;            /* "built-in" or the shared object's path */
   xmlSchema *schema;       /* config_schema compiled, on first use (pti_xml_schema_from_memory's) */
 } Entry;
@@ -201,10 +202,24 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
                      "flow_next and flow_advance (a resource model)", name);
     if (desc->cpu != NULL)
       return refuse (error, origin, "model '%s' is of kind network but also sets cpu ops", name);
+  } else if (strcmp (desc->kind, "io") == 0) {
+    const PtiIoOps *ops = PTI_MODEL_HAS_IO (desc) ? desc->io : NULL;
+    if (ops == NULL)
+      return refuse (error, origin, "model '%s' is of kind io but has no io ops", name);
+    if (ops->version < 1 || ops->version > PTI_IO_OPS_VERSION)
+      return refuse (error, origin, "model '%s': io ops version %u, this pti speaks 1 to %u",
+                     name, ops->version, PTI_IO_OPS_VERSION);
+    if (ops->access == NULL || ops->collective == NULL)
+      return refuse (error, origin, "model '%s': io ops need access and collective", name);
+    if (desc->cpu != NULL || desc->net != NULL)
+      return refuse (error, origin, "model '%s' is of kind io but also sets cpu or net ops",
+                     name);
   } else {
-    return refuse (error, origin, "model '%s' has kind '%s'; known kinds: cpu, network",
+    return refuse (error, origin, "model '%s' has kind '%s'; known kinds: cpu, network, io",
                    name, desc->kind);
   }
+  if (strcmp (desc->kind, "io") != 0 && PTI_MODEL_HAS_IO (desc))
+    return refuse (error, origin, "model '%s' is of kind %s but sets io ops", name, desc->kind);
 
   if (desc->records != NULL && desc->records[0].name != NULL && desc->records_namespace == NULL)
     return refuse (error, origin,
@@ -253,6 +268,10 @@ registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origi
                                           : G_STRUCT_OFFSET (PtiCpuOps, rud_fold);
     memcpy (&e->cpu_ops, desc->cpu, known);
     e->desc.cpu = &e->cpu_ops;
+  }
+  if (PTI_MODEL_HAS_IO (desc)) {
+    e->io_ops = *desc->io;   /* version 1 is the whole table */
+    e->desc.io = &e->io_ops;
   }
   e->origin = g_strdup (origin);
   g_ptr_array_add (registry->entries, e);

@@ -425,7 +425,9 @@ models_shiftable (PtiEngine *e, RepeatState *st)
 {
   for (guint i = 0; i < pti_system_n_instances (e->system); i++) {
     const PtiModelInstance *mi = pti_system_instance (e->system, i);
-    if (mi->desc->net != NULL && !PTI_NET_OPS_CAN_SHIFT (mi->desc->net)) {
+    /* An I/O model's queues are state it does not digest. */
+    if ((mi->desc->net != NULL && !PTI_NET_OPS_CAN_SHIFT (mi->desc->net))
+        || PTI_MODEL_HAS_IO (mi->desc)) {
       if (st->why_not == NULL)
         st->why_not = g_strdup_printf ("model '%s' of %s cannot shift its state in time, so "
                                        "no repetition is derived", mi->desc->name, mi->owner);

@@ -52,7 +52,17 @@ typedef struct {
   guint number;            /* 1..count, as written in the HMC */
   gint network;            /* index into PtiSystem.networks, -1 if unconnected */
   guint port;              /* 1-based port on that network */
+  gint filesystem;         /* index into PtiSystem.filesystems, -1 if it mounts none */
+  guint client;            /* 1-based client of that file system (mount order) */
 } PtiNode;
+
+/* A <filesystem name>: an I/O model instance, and how many nodes mount it. */
+typedef struct {
+  char *name;
+  PtiModelInstance *model; /* the I/O model (borrowed) */
+  guint n_clients;
+  int line;
+} PtiFilesystem;
 
 /* A processor: where one process can be placed, with what routing needs
  * at hand (copied from its node, its computer and its network). */
@@ -86,6 +96,7 @@ struct _PtiSystem {
   GHashTable *choices;     /* model choice name -> k (>= 1) */
   GPtrArray *choice_names; /* char*, by k - 1 */
   GPtrArray *choice_rows;  /* per k - 1: n_instances PtiModelInstance*, by instance index */
+  GArray *filesystems;     /* PtiFilesystem */
 };
 
 
@@ -94,6 +105,7 @@ typedef struct {
   PtiRegistry *registry;
   GHashTable *computers;   /* name -> index + 1 */
   GHashTable *networks;    /* name -> index + 1 */
+  GHashTable *filesystems; /* name -> index + 1 */
   GPtrArray *ports;        /* per network: GHashTable port -> node index + 1 */
   GArray *connected_at;    /* per node: line of the <connect> that connected it, 0 if none */
   guint64 processors;      /* so far, to refuse oversized systems early */
@@ -131,6 +143,12 @@ network_clear (gpointer data)
 }
 
 static void
+filesystem_clear (gpointer data)
+{
+  g_free (((PtiFilesystem *) data)->name);
+}
+
+static void
 mpi_algorithm_clear (gpointer data)
 {
   PtiMpiAlgorithm *a = data;
@@ -152,6 +170,7 @@ pti_system_free (PtiSystem *system)
   g_clear_pointer (&system->choices, g_hash_table_unref);
   g_clear_pointer (&system->choice_names, g_ptr_array_unref);
   g_clear_pointer (&system->choice_rows, g_ptr_array_unref);
+  g_clear_pointer (&system->filesystems, g_array_unref);
   g_free (system->name);
   g_free (system->path);
   g_free (system);
@@ -483,10 +502,31 @@ load_computer (Loader *ld, xmlNode *el, GError **error)
   g_array_append_val (sys->computers, c);
   g_hash_table_insert (ld->computers, g_steal_pointer (&name), GUINT_TO_POINTER (index + 1));
   for (guint i = 0; i < c.count; i++) {
-    PtiNode node = { .computer = index, .number = i + 1, .network = -1, .port = 0 };
+    PtiNode node = { .computer = index, .number = i + 1, .network = -1, .port = 0,
+                     .filesystem = -1 };
     g_array_append_val (sys->nodes, node);
   }
   g_array_set_size (ld->connected_at, sys->nodes->len);
+  return TRUE;
+}
+
+/* <filesystem name>: its I/O model; nodes join it with <mount>. */
+static gboolean
+load_filesystem (Loader *ld, xmlNode *el, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+  g_autofree char *name = pti_xml_attr (el, "name");
+  if (name == NULL)
+    return pti_node_error (error, el, "a file system needs a name");
+  if (g_hash_table_contains (ld->filesystems, name))
+    return pti_node_error (error, el, "a file system named '%s' is already defined", name);
+  PtiFilesystem fs = { .line = (int) xmlGetLineNo (el) };
+  if (!configure_models (ld, el, "filesystem", name, "io", &fs.model, NULL, NULL, error))
+    return FALSE;
+  guint index = sys->filesystems->len;
+  fs.name = g_strdup (name);
+  g_array_append_val (sys->filesystems, fs);
+  g_hash_table_insert (ld->filesystems, g_steal_pointer (&name), GUINT_TO_POINTER (index + 1));
   return TRUE;
 }
 
@@ -699,6 +739,61 @@ load_connect (Loader *ld, xmlNode *el, GError **error)
   return TRUE;
 }
 
+/* <mount computer="c" nodes="1-4" filesystem="pfs"/>: those nodes are
+ * clients of the file system, numbered 1, 2, ... in mount order. */
+static gboolean
+load_mount (Loader *ld, xmlNode *el, GError **error)
+{
+  PtiSystem *sys = ld->sys;
+  g_autofree char *computer = pti_xml_attr (el, "computer");
+  g_autofree char *nodes = pti_xml_attr (el, "nodes");
+  g_autofree char *filesystem = pti_xml_attr (el, "filesystem");
+  if (computer == NULL || filesystem == NULL)
+    return pti_node_error (error, el, "a <mount> needs computer and filesystem, e.g. "
+                           "<mount computer=\"pc_node\" nodes=\"1-16\" filesystem=\"pfs\"/>");
+  guint ci = GPOINTER_TO_UINT (g_hash_table_lookup (ld->computers, computer));
+  if (ci == 0) {
+    g_autofree char *known = names_of (ld->computers);
+    return pti_node_error (error, el, "no computer named '%s'; computers: %s", computer, known);
+  }
+  guint fi = GPOINTER_TO_UINT (g_hash_table_lookup (ld->filesystems, filesystem));
+  if (fi == 0) {
+    g_autofree char *known = names_of (ld->filesystems);
+    return pti_node_error (error, el, "no file system named '%s'; file systems: %s", filesystem,
+                           known[0] ? known : "none");
+  }
+  const PtiComputer *comp = &g_array_index (sys->computers, PtiComputer, ci - 1);
+  PtiFilesystem *fs = &g_array_index (sys->filesystems, PtiFilesystem, fi - 1);
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  guint64 n_nodes;
+  if (nodes == NULL) {
+    Span all = { 1, comp->count };
+    g_array_append_val (spans, all);
+    n_nodes = comp->count;
+  } else if (!parse_ranges (el, "nodes", nodes, spans, &n_nodes, error)) {
+    return FALSE;
+  }
+  for (guint i = 0; i < spans->len; i++) {
+    const Span *sp = &g_array_index (spans, Span, i);
+    if (sp->hi > comp->count)
+      return pti_node_error (error, el, "%s has %u node%s (count=\"%u\"); there is no node %"
+                             G_GUINT64_FORMAT, comp->name, comp->count, comp->count == 1 ? "" : "s",
+                             comp->count, MAX (sp->lo, (guint64) comp->count + 1));
+  }
+  SpanIter it = { spans, 0, g_array_index (spans, Span, 0).lo };
+  for (guint64 k = 0; k < n_nodes; k++) {
+    guint number = (guint) span_next (&it);
+    PtiNode *node = &g_array_index (sys->nodes, PtiNode, comp->first_node + number - 1);
+    if (node->filesystem >= 0)
+      return pti_node_error (error, el, "%s node %u already mounts file system %s", comp->name,
+                             number, g_array_index (sys->filesystems, PtiFilesystem,
+                                                    node->filesystem).name);
+    node->filesystem = (gint) (fi - 1);
+    node->client = ++fs->n_clients;
+  }
+  return TRUE;
+}
+
 /* ---- processors ------------------------------------------------------- */
 
 static int
@@ -773,6 +868,7 @@ loader_clear (Loader *ld)
 {
   g_clear_pointer (&ld->computers, g_hash_table_unref);
   g_clear_pointer (&ld->networks, g_hash_table_unref);
+  g_clear_pointer (&ld->filesystems, g_hash_table_unref);
   g_clear_pointer (&ld->ports, g_ptr_array_unref);
   g_clear_pointer (&ld->connected_at, g_array_unref);
 }
@@ -793,7 +889,10 @@ build (Loader *ld, xmlNode *root, GError **error)
     } else if (strcmp (name, "mpi") == 0) {
       if (!load_mpi (ld, el, error))
         return FALSE;
-    } else if (strcmp (name, "connect") != 0) {
+    } else if (strcmp (name, "filesystem") == 0) {
+      if (!load_filesystem (ld, el, error))
+        return FALSE;
+    } else if (strcmp (name, "connect") != 0 && strcmp (name, "mount") != 0) {
       return pti_node_error (error, el, "unexpected element in <system>");
     }
   }
@@ -802,6 +901,9 @@ build (Loader *ld, xmlNode *root, GError **error)
 
   for (xmlNode *el = pti_xml_first_element (root); el != NULL; el = pti_xml_next_element (el))
     if (strcmp ((const char *) el->name, "connect") == 0 && !load_connect (ld, el, error))
+      return FALSE;
+  for (xmlNode *el = pti_xml_first_element (root); el != NULL; el = pti_xml_next_element (el))
+    if (strcmp ((const char *) el->name, "mount") == 0 && !load_mount (ld, el, error))
       return FALSE;
 
   number_processors (sys);
@@ -877,12 +979,15 @@ pti_system_load_ranged (const char *path, PtiRegistry *registry, const char *con
   sys->choice_names = g_ptr_array_new_with_free_func (g_free);
   sys->choice_rows = g_ptr_array_new_with_free_func (g_free);
   g_array_set_clear_func (sys->mpi_algorithms, mpi_algorithm_clear);
+  sys->filesystems = g_array_new (FALSE, TRUE, sizeof (PtiFilesystem));
+  g_array_set_clear_func (sys->filesystems, filesystem_clear);
 
   Loader ld = {
     .sys = sys,
     .registry = registry,
     .computers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .networks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .filesystems = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .ports = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref),
     .connected_at = g_array_new (FALSE, TRUE, sizeof (int)),
     .uses = uses,
@@ -945,6 +1050,9 @@ pti_system_processor_info (const PtiSystem *system, guint processor, PtiProcesso
     .cpu_index = g_array_index (system->processors, PtiProcessor, processor).cpu,
     .network = node->network >= 0 ? (guint) node->network : G_MAXUINT,
     .port = node->port,
+    .io = node->filesystem >= 0
+            ? g_array_index (system->filesystems, PtiFilesystem, node->filesystem).model : NULL,
+    .io_client = node->client,
   };
   return TRUE;
 }
@@ -1016,6 +1124,9 @@ pti_system_instance_is_active (const PtiSystem *system, const PtiModelInstance *
   }
   for (guint i = 0; i < system->networks->len; i++)
     if (g_array_index (system->networks, PtiNetwork, i).model == instance)
+      return TRUE;
+  for (guint i = 0; i < system->filesystems->len; i++)
+    if (g_array_index (system->filesystems, PtiFilesystem, i).model == instance)
       return TRUE;
   return FALSE;
 }

@@ -36,6 +36,8 @@ typedef struct {
   guint cpu_index;               /* 0 .. cpus - 1 within the node */
   guint network;                 /* the network's index, G_MAXUINT if unconnected */
   guint port;                    /* 1-based port on that network */
+  const PtiModelInstance *io;    /* the I/O model of the file system its node mounts, or NULL */
+  guint io_client;               /* 1-based client of that file system (mount order) */
 } PtiProcessorInfo;
 
 /* Load, validate (schemas/hmc.xsd, then each model element against its

@@ -108,3 +108,14 @@ pti_out_marker (PtiEngine *e, guint rank, const Op *op)
   };
   e->sink.event (e->sink.data, rank, &ev);
 }
+
+void
+pti_out_io (PtiEngine *e, guint rank, const Op *op, double start, double end, double wait)
+{
+  PtiEngineEvent ev = {
+    .kind = PTI_OP_IO, .start = start, .end = end, .wait = wait, .model = e->procs[rank].io,
+    .bytes = op->io.bytes_, .io_kind = (PtiIoKind) op->io.io_kind, .file = op->io.file,
+    .offset = op->io.offset, .collective = op->io.gather != PTI_ENGINE_IO_INDEPENDENT,
+  };
+  e->sink.event (e->sink.data, rank, &ev);
+}

@@ -154,6 +154,7 @@ on_event (gpointer data, guint rank, const PtiEngineEvent *ev)
     [PTI_OP_IRECV] = PTI_TRACE_IRECV, [PTI_OP_WAIT] = PTI_TRACE_WAIT,
     [PTI_OP_WAITALL] = PTI_TRACE_WAITALL, [PTI_OP_WAITANY] = PTI_TRACE_WAITANY,
     [PTI_OP_PROBE] = PTI_TRACE_WAIT,   /* a wait for a message, without a request */
+    [PTI_OP_IO] = PTI_TRACE_IO,
   };
   PtiTraceSink *t = data;
   if (ev->kind == PTI_OP_PHASE_BEGIN || ev->kind == PTI_OP_PHASE_END)
@@ -186,6 +187,15 @@ on_event (gpointer data, guint rank, const PtiEngineEvent *ev)
     case PTI_OP_COMPUTE:
       it->ev.device = "cpu";
       it->ev.rud = t->rud_name (t->data, ev->rud);
+      break;
+    case PTI_OP_IO:
+      it->ev.device = "io";
+      it->ev.io_op = ev->io_kind;
+      it->ev.file = ev->file;
+      it->ev.offset = ev->offset;
+      it->ev.bytes = ev->bytes;
+      it->ev.wait = ev->wait;
+      it->ev.collective = ev->collective;
       break;
     case PTI_OP_ISEND:
     case PTI_OP_IRECV:

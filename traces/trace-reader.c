@@ -1061,7 +1061,8 @@ enum {
   A_RUD = 1 << 5, A_PEER = 1 << 6, A_TAG = 1 << 7, A_BYTES = 1 << 8, A_MSG = 1 << 9,
   A_PROTOCOL = 1 << 10, A_WAIT = 1 << 11, A_REQUEST = 1 << 12, A_INJECTED = 1 << 13,
   A_LEFT = 1 << 14, A_ARRIVED = 1 << 15, A_ID = 1 << 16, A_POSTED = 1 << 17,
-  A_CONFIG = 1 << 18,
+  A_CONFIG = 1 << 18, A_OP = 1 << 19, A_FILE = 1 << 20, A_OFFSET = 1 << 21,
+  A_COLLECTIVE = 1 << 22,
 };
 #define A_COMMON (A_KIND | A_START | A_END | A_DEVICE | A_MODEL)
 #define A_COMPLETION (A_PEER | A_TAG | A_BYTES | A_MSG | A_PROTOCOL | A_INJECTED)
@@ -1072,6 +1073,7 @@ static const char *const attr_names[] = {
   PTI_TRACE_A_PROTOCOL, PTI_TRACE_A_WAIT, PTI_TRACE_A_REQUEST, PTI_TRACE_A_INJECTED,
   PTI_TRACE_A_LEFT, PTI_TRACE_A_ARRIVED, PTI_TRACE_A_ID, PTI_TRACE_A_POSTED,
   PTI_TRACE_A_CONFIG,
+  PTI_TRACE_A_OP, PTI_TRACE_A_FILE, PTI_TRACE_A_OFFSET, PTI_TRACE_A_COLLECTIVE,
 };
 
 /* The attributes an <event> of each kind carries (beyond A_COMMON and the
@@ -1083,6 +1085,7 @@ static const guint kind_attrs[PTI_TRACE_N_KINDS] = {
   [PTI_TRACE_ISEND] = A_REQUEST | A_PEER | A_TAG | A_BYTES | A_MSG,
   [PTI_TRACE_IRECV] = A_REQUEST | A_PEER | A_TAG | A_BYTES,
   [PTI_TRACE_WAIT] = A_WAIT, [PTI_TRACE_WAITALL] = A_WAIT, [PTI_TRACE_WAITANY] = A_WAIT,
+  [PTI_TRACE_IO] = A_OP | A_FILE | A_OFFSET | A_BYTES | A_WAIT,   /* and optional collective */
 };
 
 /* The bit of attribute @name, 0 if the format has none so named.  A hot
@@ -1137,6 +1140,9 @@ typedef struct {
   guint peer;
   gint tag;
   gboolean any_peer, any_tag, rendezvous;
+  guint io_op, file;
+  guint64 offset;
+  gboolean collective;
 } Attrs;
 
 #define TIME_SYNTAX "not a time in seconds with nine fraction digits"
@@ -1210,6 +1216,26 @@ parse_attrs (PtiTraceReader *r, const char *element, guint64 line, guint allowed
         a->any_tag = TRUE;
       else if (!parse_i32 (v, &a->tag))
         return bad_attr (r, line, element, name, v, "not a tag (signed 32-bit)", error);
+      break;
+    case A_OP:
+      a->io_op = pti_trace_io_op_from_name (v);
+      if (a->io_op == PTI_TRACE_IO_N_OPS)
+        return bad_attr (r, line, element, name, v, "not an io op (write, read, open, close)",
+                         error);
+      break;
+    case A_FILE:
+      if (!parse_u64 (v, &u, G_MAXUINT32))
+        return bad_attr (r, line, element, name, v, "not a file number", error);
+      a->file = (guint) u;
+      break;
+    case A_OFFSET:
+      if (!parse_u64 (v, &a->offset, G_MAXUINT64))
+        return bad_attr (r, line, element, name, v, "not a file offset in bytes", error);
+      break;
+    case A_COLLECTIVE:
+      if (strcmp (v, "yes") != 0)
+        return bad_attr (r, line, element, name, v, "only \"yes\" (absent: independent)", error);
+      a->collective = TRUE;
       break;
     case A_PROTOCOL:
       if (strcmp (v, PTI_TRACE_V_RENDEZVOUS) == 0)
@@ -1349,7 +1375,8 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
   r->n_completions = 0;
 
   Attrs a;
-  guint any = A_COMMON | A_RUD | A_CONFIG | A_COMPLETION | A_WAIT | A_REQUEST | A_LEFT | A_ARRIVED;
+  guint any = A_COMMON | A_RUD | A_CONFIG | A_COMPLETION | A_WAIT | A_REQUEST | A_LEFT | A_ARRIVED
+              | A_OP | A_FILE | A_OFFSET | A_COLLECTIVE;
   if (!parse_attrs (r, PTI_TRACE_E_EVENT, line, any, &a, error))
     return FALSE;
   if ((a.seen & A_COMMON) != A_COMMON) {
@@ -1357,6 +1384,8 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
     return FALSE;
   }
   guint want = kind_attrs[a.kind], has = a.seen & ~(A_COMMON | A_RUD | A_CONFIG);
+  if (a.kind == PTI_TRACE_IO)
+    has &= ~A_COLLECTIVE;   /* optional */
   if ((has & want) != want) {
     set_error (r, line, error, "<event kind=\"%s\"> lacks the attribute %s",
                pti_trace_kind_name (a.kind), attr_name (want & ~has));
@@ -1383,6 +1412,10 @@ read_event (PtiTraceReader *r, PtiTrItem *item, GError **error)
   e->any_tag = a.any_tag;
   e->bytes = a.bytes;
   e->msg = a.msg;
+  e->io_op = a.io_op;
+  e->file = a.file;
+  e->offset = a.offset;
+  e->collective = a.collective;
   if (e->end < e->start) {
     set_error (r, line, error, "<event> ends before it starts (start %.9f s, end %.9f s)",
                e->start / 1e9, e->end / 1e9);

@@ -125,6 +125,11 @@ typedef struct {
    * the next call. */
   const PtiTrCompletion *done;
   guint n_done;
+  /* io (also bytes, wait): the op (PTI_TRACE_IO_N_OPS names them), the
+   * file's number, the offset, a collective call */
+  guint io_op, file;
+  guint64 offset;
+  gboolean collective;
 } PtiTrEvent;
 
 typedef struct {

@@ -6,8 +6,10 @@
 static const char *const kind_names[PTI_TRACE_N_KINDS] = {
   [PTI_TRACE_COMPUTE] = "compute", [PTI_TRACE_SEND] = "send", [PTI_TRACE_RECV] = "recv",
   [PTI_TRACE_ISEND] = "isend", [PTI_TRACE_IRECV] = "irecv", [PTI_TRACE_WAIT] = "wait",
-  [PTI_TRACE_WAITALL] = "waitall", [PTI_TRACE_WAITANY] = "waitany",
+  [PTI_TRACE_WAITALL] = "waitall", [PTI_TRACE_WAITANY] = "waitany", [PTI_TRACE_IO] = "io",
 };
+
+static const char *const io_op_names[PTI_TRACE_IO_N_OPS] = { "write", "read", "open", "close" };
 
 static const char *const call_names[PTI_TRACE_N_CALLS] = {
   [PTI_TRACE_BARRIER] = "barrier", [PTI_TRACE_BCAST] = "bcast", [PTI_TRACE_REDUCE] = "reduce",
@@ -52,4 +54,16 @@ PtiTraceCall
 pti_trace_call_from_name (const char *name)
 {
   return (PtiTraceCall) index_of (call_names, PTI_TRACE_N_CALLS, name);
+}
+
+const char *
+pti_trace_io_op_name (guint op)
+{
+  return op < PTI_TRACE_IO_N_OPS ? io_op_names[op] : "?";
+}
+
+guint
+pti_trace_io_op_from_name (const char *name)
+{
+  return index_of (io_op_names, PTI_TRACE_IO_N_OPS, name);
 }

@@ -79,6 +79,11 @@ G_BEGIN_DECLS
 #define PTI_TRACE_A_INJECTED "injected"
 #define PTI_TRACE_A_LEFT "left"             /* sends */
 #define PTI_TRACE_A_ARRIVED "arrived"       /* receives */
+/* io events (also file, bytes, wait) */
+#define PTI_TRACE_A_OP "op"                 /* write, read, open, close */
+#define PTI_TRACE_A_OFFSET "offset"
+#define PTI_TRACE_A_COLLECTIVE "collective" /* "yes" for a collective call */
+#define PTI_TRACE_A_IO "io"                 /* summary/process: time in the io device */
 /* <request> (also kind, msg, peer, tag, bytes, protocol, injected, left, arrived) */
 #define PTI_TRACE_A_ID "id"
 #define PTI_TRACE_A_POSTED "posted"
@@ -121,6 +126,7 @@ typedef enum {
   PTI_TRACE_WAIT,      /* MPI_Wait: one request */
   PTI_TRACE_WAITALL,   /* MPI_Waitall: every request it names */
   PTI_TRACE_WAITANY,   /* MPI_Waitany: the first of the requests it names */
+  PTI_TRACE_IO,        /* a request to a file system (io device): write, read, open, close */
   PTI_TRACE_N_KINDS
 } PtiTraceKind;
 
@@ -129,7 +135,14 @@ const char *pti_trace_kind_name (PtiTraceKind kind);
 /* The kind named @name, or PTI_TRACE_N_KINDS. */
 PtiTraceKind pti_trace_kind_from_name (const char *name);
 /* "compute, send, recv, ..." for error messages. */
-#define PTI_TRACE_KIND_LIST "compute, send, recv, isend, irecv, wait, waitall, waitany"
+#define PTI_TRACE_KIND_LIST "compute, send, recv, isend, irecv, wait, waitall, waitany, io"
+
+/* The op of an io event, numbered as the HMI's PtiIoKind. */
+#define PTI_TRACE_IO_N_OPS 4
+/* "write", "read", "open", "close"; "?" out of range. */
+const char *pti_trace_io_op_name (guint op);
+/* The op named @name, or PTI_TRACE_IO_N_OPS. */
+guint pti_trace_io_op_from_name (const char *name);
 
 /* Blocking send and recv: the event is its message's whole life on that rank. */
 #define PTI_TRACE_KIND_IS_BLOCKING(k) ((k) == PTI_TRACE_SEND || (k) == PTI_TRACE_RECV)

@@ -878,6 +878,21 @@ pti_trace_writer_event (PtiTraceWriter *w, const PtiTraceEvent *e, GError **erro
       PUT (ATTR (PTI_TRACE_A_MSG));
       p += format_u64 (p, e->msg);
     }
+  } else if (e->kind == PTI_TRACE_IO) {
+    PUT (ATTR (PTI_TRACE_A_OP));
+    const char *op = pti_trace_io_op_name (e->io_op);
+    memcpy (p, op, strlen (op));
+    p += strlen (op);
+    PUT (ATTR (PTI_TRACE_A_FILE));
+    p += format_u64 (p, e->file);
+    PUT (ATTR (PTI_TRACE_A_OFFSET));
+    p += format_u64 (p, e->offset);
+    PUT (ATTR (PTI_TRACE_A_BYTES));
+    p += format_u64 (p, e->bytes);
+    PUT (ATTR (PTI_TRACE_A_WAIT));
+    p += format_seconds (p, e->wait);
+    if (e->collective)
+      PUT (ATTR (PTI_TRACE_A_COLLECTIVE) "yes");
   } else if (blocks) {
     if (PTI_TRACE_KIND_IS_BLOCKING (e->kind))
       p = put_message (p, e->done);
@@ -1096,6 +1111,7 @@ pti_trace_writer_summary (PtiTraceWriter *w, double predicted_time, guint64 even
          && attr_seconds (w, PTI_TRACE_A_COMM, s->comm)
          && attr_seconds (w, PTI_TRACE_A_WAIT, s->wait)
          && attr_u64 (w, PTI_TRACE_A_EVENTS, s->events)
+         && (s->io == 0 || attr_seconds (w, PTI_TRACE_A_IO, s->io))
          && end (w);
   }
   ok = ok && write_results (w) && end (w) /* summary */ && end (w) /* trace */;

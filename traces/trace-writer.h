@@ -91,6 +91,11 @@ typedef struct {
    * completed, in the order they named them */
   const PtiTraceCompletion *done;
   guint n_done;
+  /* io: the request (also bytes, wait) */
+  guint io_op;             /* PtiIoKind: write, read, open, close */
+  guint file;
+  guint64 offset;
+  gboolean collective;
 } PtiTraceEvent;
 
 /* A collective call's begin or end on one rank (zero-duration marker): the
@@ -118,6 +123,7 @@ typedef struct {
   double end;              /* s: when the process finished */
   double compute, comm, wait; /* s */
   guint64 events;
+  double io;               /* s in the io device (written only when not 0) */
 } PtiTraceProcessSummary;
 
 PtiTraceWriter *pti_trace_writer_open (const char *path, GError **error);

@@ -388,27 +388,39 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
       printf ("repetitions: %s\n", note);
   }
   printf ("\n");
-  printf ("%6s %14s %14s %14s %14s %10s\n", "rank", "end (s)", "compute (s)", "comm (s)",
-          "wait (s)", "events");
-  double tc = 0, tm = 0, tw = 0;
+  /* The io column only for workloads that use the io device: the table of
+   * every other workload stays as it was. */
+  gboolean has_io = FALSE;
+  for (guint r = 0; r < n && !has_io; r++)
+    has_io = pti_result_io (ctx, r) > 0;
+  printf ("%6s %14s %14s %14s %14s", "rank", "end (s)", "compute (s)", "comm (s)", "wait (s)");
+  printf (has_io ? " %14s %10s\n" : "%.0s %10s\n", "io (s)", "events");
+  double tc = 0, tm = 0, tw = 0, ti = 0;
   for (guint r = 0; r < n; r++) {
     PtiProcessResult pr;
     pti_result_process (ctx, r, &pr);
     tc += pr.compute;
     tm += pr.comm;
     tw += pr.wait;
+    ti += pti_result_io (ctx, r);
     /* Hundreds of ranks would drown the summary: show the first and last few. */
     if (n > 40 && r >= 16 && r < n - 8) {
       if (r == 16)
         printf ("%6s\n", "...");
       continue;
     }
-    printf ("%6u %14.9f %14.9f %14.9f %14.9f %10" G_GUINT64_FORMAT "\n", r, pr.end, pr.compute,
-            pr.comm, pr.wait, pr.events);
+    printf ("%6u %14.9f %14.9f %14.9f %14.9f", r, pr.end, pr.compute, pr.comm, pr.wait);
+    if (has_io)
+      printf (" %14.9f", pti_result_io (ctx, r));
+    printf (" %10" G_GUINT64_FORMAT "\n", pr.events);
   }
-  if (n > 0 && t > 0)
-    printf ("%6s %14s %13.1f%% %13.1f%% %13.1f%%   (share of %u x predicted time)\n", "all", "",
-            100 * tc / (n * t), 100 * tm / (n * t), 100 * tw / (n * t), n);
+  if (n > 0 && t > 0) {
+    printf ("%6s %14s %13.1f%% %13.1f%% %13.1f%%", "all", "", 100 * tc / (n * t),
+            100 * tm / (n * t), 100 * tw / (n * t));
+    if (has_io)
+      printf (" %13.1f%%", 100 * ti / (n * t));
+    printf ("   (share of %u x predicted time)\n", n);
+  }
   print_phases (ctx);
   print_assertions (ctx);
   if (pti_replay_notes_len (f->notes) > 0) {

@@ -31,6 +31,7 @@ typedef struct {
   gboolean ended;         /* the reader said the file is through */
   guint64 t_done;         /* ns: computation replayed up to here */
   guint32 mprobe_comm;    /* the communicator of the last matched probe (MPI_Mrecv has none) */
+  GArray *files;          /* PtiFile by the capture's local file id (MPI-IO), or NULL */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -67,6 +68,8 @@ capture_source_free (gpointer data)
       pti_capture_rank_free (s->ranks[r].reader);
     g_hash_table_destroy (s->ranks[r].requests);
     g_array_unref (s->ranks[r].orphans);
+    if (s->ranks[r].files)
+      g_array_unref (s->ranks[r].files);
   }
   g_free (s->ranks);
   g_hash_table_destroy (s->comms);
@@ -478,6 +481,53 @@ is_local (const char *name)
   return FALSE;
 }
 
+/* MPI-IO calls as the io device's: MPI_File_open on a communicator of
+ * several ranks is pti_io_open_all over it, on MPI_COMM_SELF (or another
+ * one-rank communicator) pti_io_open; accesses through the individual
+ * file pointer were recorded with the byte offset they started at, so they
+ * replay as the explicit-offset calls. */
+static gboolean
+replay_file (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+             GError **error)
+{
+  RankState *st = &s->ranks[rank];
+  if (ev->error != 0)
+    return TRUE;   /* a call that failed did nothing to the file */
+  if (ev->code == PTI_C_File_open) {
+    Where w;
+    if (!where_of_event (s, ctx, rank, ev, &w, error))
+      return FALSE;
+    if (w.inter)
+      return fail (error, s, rank, ev, "MPI_File_open on an inter-communicator is not replayed");
+    PtiFile f;
+    gboolean alone = w.by_world && w.size <= 1;
+    if (!(alone ? pti_io_open (ctx, rank, ev->file_name, NULL, &f, error)
+                : pti_io_open_all (ctx, w.comm, rank, ev->file_name, NULL, &f, error)))
+      return FALSE;
+    if (st->files == NULL)
+      st->files = g_array_new (FALSE, TRUE, sizeof (PtiFile));
+    if (st->files->len <= ev->file)
+      g_array_set_size (st->files, ev->file + 1);
+    g_array_index (st->files, PtiFile, ev->file) = f;
+    return TRUE;
+  }
+  if (ev->file == 0 || st->files == NULL || ev->file >= st->files->len)
+    return fail (error, s, rank, ev, "the file was not opened by a recorded MPI_File_open");
+  PtiFile f = g_array_index (st->files, PtiFile, ev->file);
+  switch (ev->code) {
+  case PTI_C_File_close:
+    return pti_io_close (ctx, rank, f, error);
+  case PTI_C_File_write_at: case PTI_C_File_write:
+    return pti_io_write_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  case PTI_C_File_read_at: case PTI_C_File_read:
+    return pti_io_read_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  case PTI_C_File_write_at_all: case PTI_C_File_write_all:
+    return pti_io_write_at_all (ctx, rank, f, ev->offset, ev->bytes, error);
+  default:   /* read_at_all, read_all */
+    return pti_io_read_at_all (ctx, rank, f, ev->offset, ev->bytes, error);
+  }
+}
+
 static gboolean
 replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
             guint *appended, GError **error)
@@ -626,6 +676,12 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     return fail (error, s, rank, ev, "the program called MPI_Abort: nothing to predict after it");
   case PTI_C_Cancel:
     break;   /* noted at the completion that says it succeeded */
+  case PTI_C_File_open: case PTI_C_File_close: case PTI_C_File_write_at: case PTI_C_File_read_at:
+  case PTI_C_File_write_at_all: case PTI_C_File_read_at_all: case PTI_C_File_write:
+  case PTI_C_File_read: case PTI_C_File_write_all: case PTI_C_File_read_all:
+    (*appended)++;
+    ok = replay_file (s, ctx, rank, ev, error);
+    break;
   default:
     break;   /* no communication: communicators freed, operations made and freed */
   }

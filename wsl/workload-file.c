@@ -32,7 +32,7 @@ typedef enum {
   ST_REDUCE, ST_GATHER, ST_SCATTER, ST_ALLGATHER, ST_ALLTOALL, ST_ALLTOALLV, ST_PHASE,
   ST_USE_TIME, ST_USE_FLOPS, ST_SSEND, ST_ISSEND, ST_PROBE, ST_SENDRECV,
   ST_SCAN, ST_EXSCAN, ST_REDUCE_SCATTER, ST_REDUCE_SCATTER_BLOCK, ST_GATHERV, ST_SCATTERV,
-  ST_ALLGATHERV,
+  ST_ALLGATHERV, ST_IO_OPEN, ST_IO_CLOSE, ST_IO_WRITE, ST_IO_READ,
 } StmtKind;
 
 typedef struct {
@@ -69,7 +69,8 @@ struct Stmt {
   PtiRud *rud;                  /* ST_USE (a reference) */
   PtiModelChoice model;         /* ST_USE: model="...", resolved at load time */
   PtiComm *comm;                /* messages and collectives: comm="...", NULL for the world */
-  char *phase;                  /* ST_PHASE: its name */
+  char *phase;                  /* ST_PHASE: its name; ST_IO_*: the file's name */
+  gboolean collective;          /* ST_IO_*: collective="yes" (MPI-IO's *_all, MPI_File_open) */
   Block body;                   /* ST_FOR, ST_REPEAT, ST_PHASE; ST_IF when true */
   Block orelse;                 /* ST_IF when false */
 };
@@ -406,6 +407,34 @@ compile_stmt_as (Loader *ld, xmlNode *node, const char *name, Stmt *st, GError *
                  || compile_attr (ld, node, "from", TRUE, &st->arg[3], error))
              && compile_attr (ld, node, "recv_bytes", FALSE, &st->arg[4], error)
              && (st->any_tag || compile_attr (ld, node, "recv_tag", FALSE, &st->arg[5], error));
+    }
+  if (g_str_has_prefix (name, "io_"))
+    {
+      /* <io_open file collective stripe_size stripe_count/>, <io_close file/>,
+       * <io_write file offset bytes collective/>, <io_read .../> */
+      static const struct { const char *name; StmtKind kind; } kinds[] = {
+        { "io_open", ST_IO_OPEN }, { "io_close", ST_IO_CLOSE },
+        { "io_write", ST_IO_WRITE }, { "io_read", ST_IO_READ },
+      };
+      guint i = 0;
+      while (i < G_N_ELEMENTS (kinds) && strcmp (name, kinds[i].name) != 0)
+        i++;
+      if (i == G_N_ELEMENTS (kinds))
+        return pti_node_error (error, node, "unknown statement");
+      st->kind = kinds[i].kind;
+      st->element = kinds[i].name;
+      st->phase = pti_xml_attr (node, "file");
+      if (st->phase == NULL)
+        return pti_node_error (error, node, "the file attribute is required");
+      g_autofree char *collective = pti_xml_attr (node, "collective");
+      st->collective = g_strcmp0 (collective, "yes") == 0;
+      if (st->kind == ST_IO_OPEN)
+        return compile_attr (ld, node, "stripe_size", FALSE, &st->arg[0], error)
+               && compile_attr (ld, node, "stripe_count", FALSE, &st->arg[1], error);
+      if (st->kind == ST_IO_CLOSE)
+        return TRUE;
+      return compile_attr (ld, node, "offset", TRUE, &st->arg[0], error)
+             && compile_attr (ld, node, "bytes", TRUE, &st->arg[1], error);
     }
   if (strcmp (name, "repeat") == 0)
     {
@@ -850,6 +879,50 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
             if (st->has_slot)
               pti_symbols_set (ld->symbols, st->slot, req);
           }
+        break;
+      }
+
+    case ST_IO_OPEN:
+    case ST_IO_CLOSE:
+    case ST_IO_WRITE:
+    case ST_IO_READ:
+      {
+        PtiFile file = 0;
+        if (st->kind == ST_IO_OPEN)
+          {
+            double count = 0;
+            guint64 size = 0;
+            if ((st->arg[0].expr != NULL && !eval_bytes (ld, st, &st->arg[0], &size, error))
+                || (st->arg[1].expr != NULL
+                    && !eval_whole (ld, st, &st->arg[1], 0, 65536, "a stripe count", &count,
+                                    error)))
+              return FALSE;
+            PtiIoHints hints = { .stripe_size = size, .stripe_count = (guint) count };
+            ok = st->collective
+                   ? pti_io_open_all (ctx, st->comm, rank, st->phase, &hints, &file, error)
+                   : pti_io_open (ctx, rank, st->phase, &hints, &file, error);
+            break;
+          }
+        if (!pti_wsl_io_lookup (ctx, rank, st->element, st->phase, &file, error))
+          {
+            prefix_location (error, ld, st->line, st->element);
+            return FALSE;
+          }
+        if (st->kind == ST_IO_CLOSE)
+          {
+            ok = pti_io_close (ctx, rank, file, error);
+            break;
+          }
+        guint64 offset = 0, bytes = 0;
+        if (!eval_bytes (ld, st, &st->arg[0], &offset, error)
+            || !eval_bytes (ld, st, &st->arg[1], &bytes, error))
+          return FALSE;
+        if (st->kind == ST_IO_WRITE)
+          ok = st->collective ? pti_io_write_at_all (ctx, rank, file, offset, bytes, error)
+                              : pti_io_write_at (ctx, rank, file, offset, bytes, error);
+        else
+          ok = st->collective ? pti_io_read_at_all (ctx, rank, file, offset, bytes, error)
+                              : pti_io_read_at (ctx, rank, file, offset, bytes, error);
         break;
       }
 

@@ -31,6 +31,8 @@ struct _PtiContext {
   gboolean in_collective;       /* expanding a collective: no rank program yields */
   GPtrArray *terms;             /* PtiWslTerm: a workload file's <term>s, or NULL */
   struct _PtiChangeStream *stream; /* ptieval --changes-stream (changes.c), or NULL */
+  GPtrArray *io_files;          /* the io device's files (io.c), by PtiFile, or NULL */
+  GHashTable *io_names;         /* file name -> PtiFile + 1 */
 };
 
 /* A modelling assertion (seed 004): the model of what each rank does in
@@ -82,6 +84,11 @@ pti_wsl_check_rank (PtiContext *ctx, const char *what, guint rank, GError **erro
  * evaluation (FALSE if it failed); in a rank program, the coroutine's
  * yield once it has appended a batch. */
 gboolean pti_wsl_appended (PtiContext *ctx, GError **error);
+/* io.c: the file called @name, which must have been opened (for the
+ * workload file's <io_*> statements, which name files).  @what names the
+ * statement in the error. */
+gboolean pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name,
+                            PtiFile *file, GError **error);
 /* ranks.c: the running rank program yields if its batch is complete. */
 void pti_wsl_rank_yield (PtiContext *ctx);
 

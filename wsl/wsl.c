@@ -53,6 +53,9 @@ pti_context_free (PtiContext *ctx)
   pti_coll_state_free (ctx->coll);   /* before the RUDs' models and symbols */
   if (ctx->terms != NULL)
     g_ptr_array_unref (ctx->terms);
+  if (ctx->io_files != NULL)
+    g_ptr_array_unref (ctx->io_files);
+  g_clear_pointer (&ctx->io_names, g_hash_table_unref);
   pti_session_free (ctx->session);
   pti_changes_stream_free (ctx->stream);
   g_free (ctx);
@@ -737,6 +740,13 @@ pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out)
   *out = (PtiProcessResult) { .end = s.end, .compute = s.compute, .comm = s.comm,
                               .wait = s.wait, .events = s.events };
   return TRUE;
+}
+
+double
+pti_result_io (const PtiContext *ctx, guint rank)
+{
+  PtiTraceProcessSummary s;
+  return pti_session_process_result (ctx->session, rank, &s) ? s.io : NAN;
 }
 
 gboolean

@@ -265,7 +265,7 @@ test_manifest (void)
   Run r = capture (trace, "KERNEL_C", NULL, "--cpu-time=none");
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (GKeyFile) kf = manifest (trace);
-  assert_kf (kf, "capture", "format", "1.1");
+  assert_kf (kf, "capture", "format", "1.2");
   g_assert_true (g_key_file_get_boolean (kf, "capture", "complete", NULL));
   g_assert_cmpint (g_key_file_get_integer (kf, "capture", "ranks", NULL), ==, 2);
   assert_kf (kf, "capture", "exit", "0");
@@ -537,7 +537,7 @@ test_usage_errors (void)
   Run v = run_pticapture ("--version", NULL);
   g_assert_cmpint (v.status, ==, 0);
   g_assert_true (g_str_has_prefix (v.out, "pticapture (pti "));
-  g_assert_nonnull (strstr (v.out, "trace format 1.1"));
+  g_assert_nonnull (strstr (v.out, "trace format 1.2"));
   run_clear (&v);
   rm_rf (full);
 }
@@ -692,7 +692,7 @@ test_reader_damaged (void)
   e = read_bytes (v2, n, &calls, FALSE);
   g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_FORMAT);
   g_assert_nonnull (strstr (e->message, "is format 2."));
-  g_assert_nonnull (strstr (e->message, "this reader knows 1.1"));
+  g_assert_nonnull (strstr (e->message, "this reader knows 1.2"));
   g_error_free (e);
   e = read_bytes ((const guint8 *) "hello, world", 12, &calls, FALSE);
   g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_FORMAT);

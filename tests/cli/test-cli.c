@@ -369,7 +369,8 @@ test_unknown_model_element (void)
   g_autoptr (Run) r = ptieval_data ("bad-model-element.xml", "pingpong.xml", NULL);
   expect (r, EXIT_INVALID,
           "bad-model-element.xml:5: <cpu_cls>: not a known model configuration element",
-          "known: cpu_clc (cpu-clc), cpu_mem (cpu-mem), cpu_time (cpu-time), net_contention (net-contention), net_simple (net-simple)", NULL);
+          "known: cpu_clc (cpu-clc), cpu_mem (cpu-mem), cpu_time (cpu-time), io_pfs (io-pfs), "
+          "net_contention (net-contention), net_simple (net-simple)", NULL);
 }
 
 static void
@@ -377,7 +378,8 @@ test_model_info_unknown (void)
 {
   g_autoptr (Run) r = ptieval_data ("--model-info", "nosuch", NULL);
   expect (r, EXIT_INVALID,
-          "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, cpu-mem, cpu-time, net-contention, net-simple", NULL);
+          "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, cpu-mem, cpu-time, io-pfs, "
+          "net-contention, net-simple", NULL);
   g_assert_cmpstr (r->out, ==, "");
 }
 

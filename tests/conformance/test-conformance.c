@@ -114,7 +114,8 @@ test_descriptor (void)
 
   g_assert_cmpuint (desc->abi_version, ==, PTI_HMI_ABI_VERSION);
   g_assert_cmpuint (desc->struct_size, ==, sizeof (PtiModelDesc));
-  g_assert_true (strcmp (desc->kind, "cpu") == 0 || strcmp (desc->kind, "network") == 0);
+  g_assert_true (strcmp (desc->kind, "cpu") == 0 || strcmp (desc->kind, "network") == 0
+                 || strcmp (desc->kind, "io") == 0);
   g_assert_nonnull (desc->configure);
 
   g_assert_nonnull (desc->summary);
@@ -140,6 +141,14 @@ test_descriptor (void)
     g_assert_cmpuint (desc->cpu->version, <=, PTI_CPU_OPS_VERSION);
     g_assert_true (PTI_CPU_OPS_HAS_RUDS (desc->cpu) || desc->cpu->time_cost != NULL
                    || desc->cpu->flops_cost != NULL);
+    g_assert_null (desc->net);
+  } else if (strcmp (desc->kind, "io") == 0) {
+    g_assert_true (PTI_MODEL_HAS_IO (desc));
+    g_assert_cmpuint (desc->io->version, >=, 1);
+    g_assert_cmpuint (desc->io->version, <=, PTI_IO_OPS_VERSION);
+    g_assert_nonnull (desc->io->access);
+    g_assert_nonnull (desc->io->collective);
+    g_assert_null (desc->cpu);
     g_assert_null (desc->net);
   } else {
     g_assert_cmpuint (desc->net->version, >=, 1);
@@ -341,9 +350,61 @@ test_cpu_bursts (void)
     g_assert_cmpuint (priced, >, 0);   /* a model of bursts only must price some */
 }
 
-/* ---- network models ------------------------------------------------------- */
+/* ---- I/O models ------------------------------------------------------------ */
 
+/* Message and request sizes the tests try. */
 static const guint64 sizes[] = { 0, 1, 8, 64, 1024, 16384, 16385, 65536, 1u << 20, 1u << 30 };
+
+
+/* A fixed mix of requests from 3 clients in time order: each completes no
+ * earlier than it was issued, at a finite time, and the same mix after
+ * reset gives the same times bit for bit (determinism, and reset forgets
+ * the queues).  A request of no bytes takes no time; a collective call
+ * ends no earlier than its last arrival. */
+static void
+io_mix (gpointer instance, double *out, guint n)
+{
+  static const PtiIoKind kinds[] = { PTI_IO_OPEN, PTI_IO_WRITE, PTI_IO_READ, PTI_IO_WRITE,
+                                     PTI_IO_CLOSE };
+  for (guint i = 0; i < n; i++) {
+    PtiIoRequest req = {
+      .kind = kinds[i % G_N_ELEMENTS (kinds)], .client = 1 + i % 3, .rank = i % 3,
+      .file = i % 2, .stripe_count = i % 4, .stripe_size = i % 5 ? 65536u * (i % 5) : 0,
+      .offset = (guint64) i * 100003u, .bytes = sizes[i % G_N_ELEMENTS (sizes)],
+    };
+    double now = 0.001 * i;
+    out[i] = desc->io->access (instance, &req, now);
+    g_assert_true (isfinite (out[i]));
+    g_assert_cmpfloat (out[i], >=, now);
+  }
+}
+
+static void
+test_io_requests (void)
+{
+  for (guint c = 0; opt_configs[c] != NULL; c++) {
+    gpointer instance = configured_instance (opt_configs[c]);
+    double a[40], b[40];
+    io_mix (instance, a, G_N_ELEMENTS (a));
+    if (desc->io->reset != NULL) {
+      desc->io->reset (instance);
+      io_mix (instance, b, G_N_ELEMENTS (b));
+      g_assert_cmpmem (a, sizeof a, b, sizeof b);
+    }
+    PtiIoRequest none = { .kind = PTI_IO_WRITE, .client = 1, .offset = 12345 };
+    g_assert_cmpfloat (desc->io->access (instance, &none, 7.0), ==, 7.0);
+    PtiIoRequest coll[4];
+    for (guint i = 0; i < 4; i++)
+      coll[i] = (PtiIoRequest) { .kind = PTI_IO_WRITE, .client = 1 + i / 2, .rank = i,
+                                 .offset = (guint64) i << 20, .bytes = 1u << 20 };
+    double t = desc->io->collective (instance, 4, coll, 10.0);
+    g_assert_true (isfinite (t));
+    g_assert_cmpfloat (t, >=, 10.0);
+    free_instance (instance);
+  }
+}
+
+/* ---- network models ------------------------------------------------------- */
 
 static void
 test_net_overheads (void)
@@ -565,7 +626,10 @@ main (int argc, char **argv)
   g_autofree char *p7 = g_strconcat (base, "/net/overheads", NULL);
   g_autofree char *p8 = g_strconcat (base, "/net/transfer", NULL);
   g_autofree char *p9 = g_strconcat (base, "/cpu/bursts", NULL);
-  if (strcmp (desc->kind, "cpu") == 0) {
+  g_autofree char *p10 = g_strconcat (base, "/io/requests", NULL);
+  if (strcmp (desc->kind, "io") == 0) {
+    g_test_add_func (p10, test_io_requests);
+  } else if (strcmp (desc->kind, "cpu") == 0) {
     if (PTI_CPU_OPS_HAS_RUDS (desc->cpu))
       g_test_add_func (p6, test_cpu);
     if (desc->cpu->time_cost != NULL || desc->cpu->flops_cost != NULL)

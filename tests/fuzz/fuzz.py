@@ -28,9 +28,10 @@ FILES = {
     "hmc": ["configs/*.xml", "hmi/template/example-system.xml", "tests/fuzz/system.xml",
             "tests/cli/data/*system*.xml", "tests/cg/data/*.xml",
             "tests/collectives/data/system*.xml", "tests/workload/data/*system*.xml",
-            "tests/bounds/data/*system*.xml"],
+            "tests/bounds/data/*system*.xml", "tests/io/data/pfs4.xml"],
     "workload": ["wsl/examples/*.xml", "tests/workload/data/*.xml", "tests/cli/data/*.xml",
-                 "tests/collectives/data/*.xml", "tests/bounds/data/*.xml"],
+                 "tests/collectives/data/*.xml", "tests/bounds/data/*.xml",
+                 "tests/io/data/checkpoint.xml"],
     "trace": ["tests/trace/samples/*.xml", "tests/trace/golden/*.xml",
               "tests/ptitrace/samples/*.xml"],
 }

@@ -15,12 +15,13 @@
  * own for what analytical repetition derived (neither Idle nor work). */
 enum {
   ST_IDLE = 0, ST_RUNNING = 1, ST_WAITING_MESSAGE = 3, ST_BLOCKING_SEND = 4, ST_SYNC = 5,
-  ST_WAIT_ALL = 8, ST_IMMEDIATE_SEND = 10, ST_IMMEDIATE_RECV = 11, ST_GROUP = 13,
+  ST_WAIT_ALL = 8, ST_IMMEDIATE_SEND = 10, ST_IMMEDIATE_RECV = 11, ST_IO = 12, ST_GROUP = 13,
   ST_DERIVED = 100,
 };
 
 #define TYPE_MPI_P2P 50000001u
 #define TYPE_MPI_COLL 50000002u
+#define TYPE_MPI_IO 50000005u
 #define TYPE_COLL_SEND_SIZE 50100001u
 #define TYPE_COLL_RECV_SIZE 50100002u
 #define TYPE_COLL_ROOT 50100003u
@@ -67,6 +68,19 @@ static const char *const mpi_call_label[PTI_TRACE_N_KINDS] = {
   [PTI_TRACE_IRECV] = "MPI_Irecv", [PTI_TRACE_WAIT] = "MPI_Wait",
   [PTI_TRACE_WAITALL] = "MPI_Waitall", [PTI_TRACE_WAITANY] = "MPI_Waitany",
 };
+/* io events as Extrae's MPI I/O calls (type 50000005, the values of its
+ * MPIVal enum): by op (write, read, open, close), independent then
+ * collective.  The trace's accesses all carry their offset, so the
+ * explicit-offset calls stand for them. */
+static const guint io_call[PTI_TRACE_IO_N_OPS][2] = {
+  { 149, 150 }, { 147, 148 }, { 141, 141 }, { 142, 142 },
+};
+static const char *const io_call_label[PTI_TRACE_IO_N_OPS][2] = {
+  { "MPI_File_write_at", "MPI_File_write_at_all" },
+  { "MPI_File_read_at", "MPI_File_read_at_all" },
+  { "MPI_File_open", "MPI_File_open" },
+  { "MPI_File_close", "MPI_File_close" },
+};
 static const guint comm_state[PTI_TRACE_N_KINDS] = {
   ST_RUNNING, ST_BLOCKING_SEND, ST_WAITING_MESSAGE, ST_IMMEDIATE_SEND, ST_IMMEDIATE_RECV,
   ST_WAIT_ALL, ST_WAIT_ALL, ST_WAIT_ALL,
@@ -107,6 +121,7 @@ typedef struct {
   guint64 *exit_time;
   guint32 *exit_type;        /* 0: none */
   guint8 *in_coll;           /* per task: inside a collective call */
+  gboolean has_io;           /* io events seen: the .pcf declares their type and state */
   guint64 seq;
   guint64 max_time;
   gboolean pseudo;          /* records outside process groups: an extra task */
@@ -208,9 +223,11 @@ on_event (Prv *p, const PtiTrItem *item, GError **error)
         || !push_state (p, task, unblocked, end, ST_GROUP, error))
       return FALSE;
   } else {
-    guint32 type = e->kind == PTI_TRACE_COMPUTE ? TYPE_RUD : TYPE_MPI_P2P;
+    gboolean io = e->kind == PTI_TRACE_IO;
+    guint32 type = e->kind == PTI_TRACE_COMPUTE ? TYPE_RUD : io ? TYPE_MPI_IO : TYPE_MPI_P2P;
     guint value = e->kind == PTI_TRACE_COMPUTE ? (e->rud ? rud_id (p, e->rud) : 0)
-                                               : mpi_call[e->kind];
+                  : io ? io_call[e->io_op][e->collective ? 1 : 0] : mpi_call[e->kind];
+    p->has_io |= io;
     if (value != 0) {
       if (!enter (p, task, e->start, type, value, error))
         return FALSE;
@@ -221,7 +238,8 @@ on_event (Prv *p, const PtiTrItem *item, GError **error)
       if (!push_state (p, task, begin, end, ST_RUNNING, error))
         return FALSE;
     } else if (!push_state (p, task, begin, unblocked, ST_SYNC, error)
-               || !push_state (p, task, unblocked, end, comm_state[e->kind], error)) {
+               || !push_state (p, task, unblocked, end, io ? ST_IO : comm_state[e->kind],
+                               error)) {
       return FALSE;
     }
     if (value != 0) {
@@ -521,7 +539,9 @@ write_pcf (Prv *p, FILE *fp)
     { ST_IMMEDIATE_RECV, "Immediate Receive", "{100,100,177}" },
     { ST_GROUP, "Group Communication", "{255,144,26}" },
     { ST_DERIVED, "Derived (analytical repetition)", "{190,160,220}" },
+    { ST_IO, "I/O", "{172,174,41}" },   /* last: only with io events */
   };
+  guint n_states = G_N_ELEMENTS (states) - (p->has_io ? 0 : 1);
   fputs ("DEFAULT_OPTIONS\n\n"
          "LEVEL               THREAD\n"
          "UNITS               NANOSEC\n"
@@ -540,10 +560,10 @@ write_pcf (Prv *p, FILE *fp)
          "# Group Communication; Derived = a span analytical repetition derived without\n"
          "# evaluating it (its events are not in the trace).\n", fp);
   fputs ("STATES\n", fp);
-  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+  for (guint i = 0; i < n_states; i++)
     fprintf (fp, "%-4u %s\n", states[i].code, states[i].label);
   fputs ("\n\nSTATES_COLOR\n", fp);
-  for (guint i = 0; i < G_N_ELEMENTS (states); i++)
+  for (guint i = 0; i < n_states; i++)
     fprintf (fp, "%-4u %s\n", states[i].code, states[i].rgb);
   fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI Point-to-point\nVALUES\n0   Outside MPI\n",
            TYPE_MPI_P2P);
@@ -554,6 +574,12 @@ write_pcf (Prv *p, FILE *fp)
            TYPE_MPI_COLL);
   for (guint c = 0; c < PTI_TRACE_N_CALLS; c++)
     fprintf (fp, "%-3u %s\n", coll_call[c], coll_call_label[c]);
+  if (p->has_io) {
+    fprintf (fp, "\n\nEVENT_TYPE\n0    %u    MPI I/O\nVALUES\n0   Outside MPI\n", TYPE_MPI_IO);
+    for (guint o = 0; o < PTI_TRACE_IO_N_OPS; o++)
+      for (guint c = 0; c < (o < 2 ? 2u : 1u); c++)
+        fprintf (fp, "%-3u %s\n", io_call[o][c], io_call_label[o][c]);
+  }
   fprintf (fp, "\n\n# at a collective's begin: its bytes, 1 on its root, its communicator (1 the world)\n"
            "EVENT_TYPE\n0    %u    Send Size in MPI Global OP\n0    %u    Recv Size in MPI Global OP\n"
            "0    %u    Root in MPI Global OP\n0    %u    Communicator in MPI Global OP\n",

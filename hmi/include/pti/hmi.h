@@ -19,7 +19,8 @@
  * Hot path (called once per event, must not allocate or parse): PtiCpuOps.cost,
  * PtiCpuOps.time_cost / flops_cost,
  * PtiNetOps.send_overhead / recv_overhead / transfer / flow_start / flow_next
- * / flow_advance, PtiNetSink's callbacks, pti_expr_eval.  Also
+ * / flow_advance, PtiNetSink's callbacks, PtiIoOps.access / collective,
+ * pti_expr_eval.  Also
  * PtiModelDesc.reconfigure with apply TRUE (once per scheduled change).
  * Everything else runs at load time.
  */
@@ -609,16 +610,70 @@ typedef struct {
 PTI_API extern const PtiChangeKey pti_cpu_timing_changes[];
 
 /**
+ * PtiIoKind:
+ * @PTI_IO_WRITE: write @bytes at @offset
+ * @PTI_IO_READ: read @bytes at @offset
+ * @PTI_IO_OPEN: open (or create) the file: a metadata request
+ * @PTI_IO_CLOSE: close it: a metadata request
+ */
+typedef enum {
+  PTI_IO_WRITE,
+  PTI_IO_READ,
+  PTI_IO_OPEN,
+  PTI_IO_CLOSE,
+} PtiIoKind;
+
+/**
+ * PtiIoRequest:
+ *
+ * One rank's request to a file system (an I/O model instance).  Borrowed
+ * for the call.
+ */
+typedef struct {
+  PtiIoKind kind;
+  guint32 client;          /* 1-based client of the file system: the node's <mount> */
+  guint32 rank;            /* the rank that issues it (world), for collectives' plans */
+  guint32 file;            /* the file's number, 0, 1, ... in order of first open */
+  guint32 stripe_count;    /* the file's, or 0: the model's default */
+  guint64 stripe_size;     /* bytes, the file's, or 0: the model's default */
+  guint64 offset, bytes;   /* write, read: where in the file, how much */
+} PtiIoRequest;
+
+/**
+ * PtiIoOps:
+ *
+ * Operations of an I/O (file system) model.  Requests reach it in
+ * non-decreasing order of time, so a model may keep state between calls
+ * (its servers' queues).  Hot path: access and collective (no allocation,
+ * deterministic).
+ */
+typedef struct {
+  guint32 version; /* PTI_IO_OPS_VERSION as built */
+  /* An independent request issued at @now (s): returns the time (>= @now)
+   * at which it is complete for the rank that issued it. */
+  double (*access) (gpointer instance, const PtiIoRequest *req, double now);
+  /* A collective call of @n ranks (MPI-IO's *_all, open and close), every
+   * one arrived by @now (the last arrival): returns when the call is
+   * complete; every rank leaves then.  @reqs are in rank order and all of
+   * one kind and file.  How the ranks' data is aggregated is the model's
+   * (its README says). */
+  double (*collective) (gpointer instance, guint n, const PtiIoRequest *reqs, double now);
+  /* Optional.  Forget every request of an earlier evaluation. */
+  void (*reset) (gpointer instance);
+} PtiIoOps;
+#define PTI_IO_OPS_VERSION 1u
+
+/**
  * PtiModelDesc:
  *
- * Everything the engine knows about a model.  Exactly one of @cpu or @net is
- * set, according to @kind.
+ * Everything the engine knows about a model.  Exactly one of @cpu, @net or
+ * @io is set, according to @kind ("cpu", "network", "io").
  */
 typedef struct {
   guint32 abi_version;             /* PTI_HMI_ABI_VERSION as built */
   guint32 struct_size;             /* sizeof (PtiModelDesc) as built */
   const char *name;                /* "cpu-clc": [a-z0-9-]+, unique */
-  const char *kind;                /* "cpu" or "network" */
+  const char *kind;                /* "cpu", "network" or "io" */
   const char *config_element;      /* the HMC element that selects and configures it, "cpu_clc" */
   const char *summary;             /* one line */
   const char *description;         /* paragraphs: equations, units, references */
@@ -656,7 +711,14 @@ typedef struct {
    * element (as before the list existed); a model with a list gets only
    * those, and those of effect PTI_CHANGE_RECONFIGURE need reconfigure. */
   const PtiChangeKey *changes;
+  /* Appended with I/O models (check struct_size before use): kind "io". */
+  const PtiIoOps *io;
 } PtiModelDesc;
+
+/* TRUE if @desc (of a model that may predate the field) has I/O ops. */
+#define PTI_MODEL_HAS_IO(desc)                                                   \
+  ((desc)->struct_size >= G_STRUCT_OFFSET (PtiModelDesc, io) + sizeof (gpointer) \
+   && (desc)->io != NULL)
 
 /* TRUE if @desc (of a model that may predate the field) has reconfigure. */
 #define PTI_MODEL_CAN_RECONFIGURE(desc)                                          \

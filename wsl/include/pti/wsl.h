@@ -957,6 +957,100 @@ PTI_API gboolean pti_mpi_iallgatherv_comm (PtiContext *ctx, const PtiComm *comm,
                                            const guint64 *recv_bytes, PtiRequest *request,
                                            GError **error);
 
+/* ---- the io device (files) -------------------------------------------- */
+
+/**
+ * PtiFile:
+ *
+ * A file of the io device: the same number on every rank that opens the
+ * same name (files are numbered 0, 1, ... in order of first open; the
+ * number also picks the file's first server in striped models).
+ */
+typedef guint PtiFile;
+
+/**
+ * PtiIoHints:
+ * @stripe_size: bytes per stripe, or 0 for the file system's default
+ * @stripe_count: servers the file is striped over, or 0 for the default
+ *
+ * A file's layout, as MPI-IO's `striping_unit` and `striping_factor` hints
+ * (Lustre's `lfs setstripe`) set it: the first open of a name decides.
+ */
+typedef struct {
+  guint64 stripe_size;
+  guint stripe_count;
+} PtiIoHints;
+
+/**
+ * pti_io_open:
+ * @rank: the process that opens
+ * @name: the file's name (any text; the same name is the same file)
+ * @hints: (nullable): its layout, or NULL for the file system's defaults
+ * @file: (out): the file, for the calls below on @rank
+ *
+ * POSIX open(2) of one rank: a metadata request to the file system that
+ * @rank's node mounts (HMC <mount>), priced by its I/O model (io-pfs:
+ * `metadata_latency` at one FCFS metadata server).  The file stays open on
+ * @rank until pti_io_close().  Every io call fails with an error naming the
+ * rank if its node mounts no file system.
+ */
+PTI_API gboolean pti_io_open (PtiContext *ctx, guint rank, const char *name,
+                              const PtiIoHints *hints, PtiFile *file, GError **error);
+
+/**
+ * pti_io_open_all:
+ * @comm: (nullable): the communicator (NULL: the world) whose ranks open it
+ *   together, as MPI_File_open
+ *
+ * MPI_File_open: a collective call, made by every rank of @rank's group of
+ * @comm (each calls it with its own @rank, the same @name).  Collective
+ * calls synchronise: each rank waits for the last of its group, then the
+ * I/O model prices the call as one (io-pfs: one open per rank at the
+ * metadata server) and all leave at its end.  The file's *_all calls are
+ * collective over the same group.
+ */
+PTI_API gboolean pti_io_open_all (PtiContext *ctx, const PtiComm *comm, guint rank,
+                                  const char *name, const PtiIoHints *hints, PtiFile *file,
+                                  GError **error);
+
+/**
+ * pti_io_close:
+ *
+ * Closes @file on @rank: close(2) for a file pti_io_open() opened, the
+ * collective MPI_File_close for one pti_io_open_all() opened.
+ */
+PTI_API gboolean pti_io_close (PtiContext *ctx, guint rank, PtiFile file, GError **error);
+
+/**
+ * pti_io_write_at:
+ * @offset: where in the file (bytes)
+ * @bytes: how many
+ *
+ * An independent write of @rank (pwrite(2), MPI_File_write_at): blocks
+ * the rank until the file system model says it is done (io-pfs: through
+ * the node's link and the servers the bytes are striped over, each a FCFS
+ * queue).  A write of 0 bytes takes no time.
+ */
+PTI_API gboolean pti_io_write_at (PtiContext *ctx, guint rank, PtiFile file, guint64 offset,
+                                  guint64 bytes, GError **error);
+/** pti_io_read_at: an independent read (pread(2), MPI_File_read_at), as pti_io_write_at(). */
+PTI_API gboolean pti_io_read_at (PtiContext *ctx, guint rank, PtiFile file, guint64 offset,
+                                 guint64 bytes, GError **error);
+
+/**
+ * pti_io_write_at_all:
+ *
+ * MPI_File_write_at_all: a collective write over the group that opened
+ * @file with pti_io_open_all(); each rank gives its own @offset and
+ * @bytes (0 allowed).  It synchronises the group as pti_io_open_all() does;
+ * io-pfs then models ROMIO's two-phase I/O (models/io-pfs/README.md).
+ */
+PTI_API gboolean pti_io_write_at_all (PtiContext *ctx, guint rank, PtiFile file, guint64 offset,
+                                      guint64 bytes, GError **error);
+/** pti_io_read_at_all: MPI_File_read_at_all, as pti_io_write_at_all(). */
+PTI_API gboolean pti_io_read_at_all (PtiContext *ctx, guint rank, PtiFile file, guint64 offset,
+                                     guint64 bytes, GError **error);
+
 /* ---- live reconfiguration --------------------------------------------- */
 
 /**
@@ -1068,7 +1162,8 @@ PTI_API guint64 pti_result_events (const PtiContext *ctx);
 /**
  * PtiProcessResult:
  *
- * Where one process's time went.  compute + comm + wait + (time - end) = time.
+ * Where one process's time went.  compute + comm + wait + (time - end) = time,
+ * and pti_result_io() for workloads that use the io device.
  */
 typedef struct {
   double end;      /* s: when the process finished */
@@ -1080,6 +1175,19 @@ typedef struct {
 
 /** pti_result_process: Returns: FALSE if @rank is out of range or not yet evaluated. */
 PTI_API gboolean pti_result_process (const PtiContext *ctx, guint rank, PtiProcessResult *out);
+
+/**
+ * pti_result_io:
+ *
+ * The time @rank spent in the io device: its file system requests, and of
+ * a collective call the time after its last rank arrived (before, it is
+ * the rank's `wait`).  compute + comm + wait + io + (time - end) = time.
+ * (A function rather than a field of PtiProcessResult, which programs
+ * built against an older pti allocate.)
+ * Returns: the time in s, or NaN if @rank is out of range or not yet
+ * evaluated.
+ */
+PTI_API double pti_result_io (const PtiContext *ctx, guint rank);
 
 /* ---- phases and performance assertions (seed 000) ---------------------- */
 
