@@ -61,6 +61,17 @@ check_doc (xmlDoc *doc, const char *name, PtiReuseHistogram *h, GError **error)
     return FALSE;
   memset (h, 0, sizeof *h);
   xmlNode *root = xmlDocGetRootElement (doc);
+  /* The schema is shared with RUDs' inline histograms, which may scale
+   * counts or name a file instead; a histogram document states its own. */
+  static const char *const required[] = { "line", "references" };
+  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
+    if (!xmlHasProp (root, (const xmlChar *) required[i]))
+      return node_error (root, name, error, "%s= is required in a histogram file", required[i]);
+  static const char *const rud_only[] = { "scale", "file" };
+  for (guint i = 0; i < G_N_ELEMENTS (rud_only); i++)
+    if (xmlHasProp (root, (const xmlChar *) rud_only[i]))
+      return node_error (root, name, error, "%s= belongs in a RUD's <reuse>, not in a histogram "
+                         "file", rud_only[i]);
   guint64 line;
   if (!attr_u64 (root, "line", name, &line, error) || !attr_u64 (root, "references", name,
                                                                  &h->references, error))

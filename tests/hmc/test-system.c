@@ -158,8 +158,30 @@ test_pc_cluster_codes (void)
 
   guint given = 0;
   for (xmlNode *c = pti_xml_first_element (clc); c; c = pti_xml_next_element (c))
-    given++;
+    given += strcmp ((const char *) c->name, "speed_ratio") != 0;
   g_assert_cmpuint (given, ==, 73);
+
+  /* speed_ratio: the geometric mean over the codes of the capture host's
+   * cost (epyc_vm_2cpu.xml, both in ns) over this one's. */
+  g_autofree char *host_path = hmc_source ("configs/epyc_vm_2cpu.xml");
+  g_autoptr (xmlDoc) host_doc = pti_xml_read_file (host_path, &error);
+  g_assert_no_error (error);
+  xmlNode *host_clc = NULL;
+  for (xmlNode *c = pti_xml_first_element (xmlDocGetRootElement (host_doc)); c;
+       c = pti_xml_next_element (c))
+    if (strcmp ((const char *) c->name, "computer") == 0)
+      host_clc = pti_xml_first_element (c);
+  g_assert_nonnull (host_clc);
+  g_assert_cmpstr ((const char *) host_clc->name, ==, "cpu_clc");
+  double log_sum = 0, ratio = 0;
+  for (guint i = 0; i < codes->len; i++) {
+    double here = 0, host = 0;
+    g_assert_true (pti_config_get_double (clc, g_ptr_array_index (codes, i), &here, &error));
+    g_assert_true (pti_config_get_double (host_clc, g_ptr_array_index (codes, i), &host, &error));
+    log_sum += log (host / here);
+  }
+  g_assert_true (pti_config_get_double (clc, "speed_ratio", &ratio, &error));
+  g_assert_cmpfloat_with_epsilon (exp (log_sum / codes->len), ratio, 0.5e-5);
   for (guint i = 0; i < codes->len; i++) {
     const char *code = g_ptr_array_index (codes, i);
     const xmlNode *n = pti_config_child (clc, code);

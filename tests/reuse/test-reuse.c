@@ -421,8 +421,17 @@ test_xml_errors (void)
   assert_xml_error ("<reuse line=\"64\" references=\"1\">\n<bin distance=\"4\" "
                     "count=\"99999999999999999999\"/>\n<cold count=\"2\"/></reuse>",
                     "h.xml:3: <bin>: count=\"99999999999999999999\" is not a count below 2^64");
-  /* Schema violations: no cold, a negative count, another root. */
-  assert_xml_error ("<reuse line=\"64\" references=\"0\">\n</reuse>", "h.xml:2");
+  /* No cold: none counted, so the bins must add up alone. */
+  assert_xml_error ("<reuse line=\"64\" references=\"2\">\n<bin distance=\"4\" count=\"1\"/>"
+                    "</reuse>", "h.xml:2: <reuse>: references=\"2\" but the bins and cold count 1");
+  /* What only a RUD's <reuse> may say, or leave out. */
+  assert_xml_error ("<reuse line=\"64\">\n<cold count=\"0\"/></reuse>",
+                    "h.xml:2: <reuse>: references= is required in a histogram file");
+  assert_xml_error ("<reuse line=\"64\" references=\"0\" scale=\"n\">\n<cold count=\"0\"/></reuse>",
+                    "h.xml:2: <reuse>: scale= belongs in a RUD's <reuse>, not in a histogram file");
+  assert_xml_error ("<reuse line=\"64\" references=\"1\">\n<cold count=\"0.5\"/></reuse>",
+                    "h.xml:3: <cold>: count=\"0.5\" is not a count below 2^64");
+  /* Schema violations: a negative count, another root. */
   assert_xml_error ("<reuse line=\"64\" references=\"0\">\n<cold count=\"-1\"/></reuse>",
                     "h.xml:3");
   assert_xml_error ("<histogram/>", "h.xml:2");
