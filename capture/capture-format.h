@@ -10,12 +10,12 @@
 #define PTI_CAPTURE_MAGIC         "\x89PTICAP\n"
 #define PTI_CAPTURE_MAGIC_LEN     8
 #define PTI_CAPTURE_MAJOR         1
-#define PTI_CAPTURE_MINOR         2
+#define PTI_CAPTURE_MINOR         3
 #define PTI_CAPTURE_BLOCK_FILL    (32 * 1024)          /* the writer's block size */
 #define PTI_CAPTURE_BLOCK_MAX     (16 * 1024 * 1024)   /* the largest a reader accepts */
 #define PTI_CAPTURE_STRING_MAX    65536
 #define PTI_CAPTURE_REPEAT_MAX    64                   /* longest args that R may repeat */
-#define PTI_CAPTURE_FILE_NAME_MAX 1024                 /* MPI_File_open's name, cut there (1.2) */
+#define PTI_CAPTURE_FILE_NAME_MAX 1024                 /* the name of MPI_File_open (1.2), open (1.3), cut there */
 
 /* Non-call record codes (section 6). */
 enum {
@@ -81,7 +81,19 @@ typedef enum {
   PTI_L_COMM_NEW, PTI_L_COMM_SPLIT, PTI_L_COMM_CREATE_GROUP, PTI_L_CART_CREATE,
   PTI_L_INTERCOMM_CREATE, PTI_L_INTERCOMM_MERGE, PTI_L_COMM, PTI_L_OP_CREATE, PTI_L_OP,
   PTI_L_FILE_OPEN, PTI_L_FILE, PTI_L_FILE_ACCESS,   /* 1.2 */
+  PTI_L_POSIX_OPEN, PTI_L_POSIX_ACCESS,             /* 1.3 (and FILE for close) */
 } PtiCaptureLayout;
+
+/* POSIX_OPEN's flags (1.3): how the program opened the file. */
+enum {
+  PTI_OPEN_READ = 1,       /* O_RDONLY or O_RDWR; stdio "r", "+" */
+  PTI_OPEN_WRITE = 2,      /* O_WRONLY or O_RDWR; stdio "w", "a", "+" */
+  PTI_OPEN_CREATE = 4,     /* O_CREAT (creat, stdio "w", "a") */
+  PTI_OPEN_TRUNC = 8,      /* O_TRUNC (creat, stdio "w") */
+  PTI_OPEN_APPEND = 16,    /* O_APPEND (stdio "a") */
+  PTI_OPEN_STDIO = 32,     /* by fopen: its accesses are fwrite and fread */
+  PTI_OPEN_FLAGS_ALL = 63,
+};
 
 /* Call flags: what else a call does (section 5.1). */
 enum {
@@ -198,11 +210,27 @@ enum {
   X (124, File_write_all, FILE_ACCESS, 0) \
   X (125, File_read_all, FILE_ACCESS, 0)
 
+/* The POSIX file calls (1.3), recorded for regular files only: X (code,
+ * name, layout, flags) with the C library's name.  open stands for open,
+ * open64, openat, creat and fopen; write and read for fwrite and fread
+ * too; pwrite and pread for their 64 forms (FORMAT.md 6.7). */
+#define PTI_CAPTURE_POSIX_CALLS(X) \
+  X (114, open, POSIX_OPEN, 0) \
+  X (115, close, FILE, 0) \
+  X (116, write, POSIX_ACCESS, 0) \
+  X (117, read, POSIX_ACCESS, 0) \
+  X (118, pwrite, POSIX_ACCESS, 0) \
+  X (119, pread, POSIX_ACCESS, 0)
+
 #define PTI_CAPTURE_CODE_MAX 128   /* codes are below this */
 
 /* Named codes: PTI_C_Send = 17 ... */
 #define PTI_CAPTURE_ENUM(code, name, layout, flags) PTI_C_##name = code,
 enum { PTI_CAPTURE_CALLS (PTI_CAPTURE_ENUM) };
+#undef PTI_CAPTURE_ENUM
+/* ... and PTI_C_posix_open = 114 ... */
+#define PTI_CAPTURE_ENUM(code, name, layout, flags) PTI_C_posix_##name = code,
+enum { PTI_CAPTURE_POSIX_CALLS (PTI_CAPTURE_ENUM) };
 #undef PTI_CAPTURE_ENUM
 
 /* CRC-32C (Castagnoli), bytewise with a table: the reader's, and the

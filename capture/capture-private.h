@@ -419,6 +419,12 @@ int *pti_cap_scratch_int (size_t n);
 
 /* ---- lifecycle ---- */
 
+/* One line on stderr, "pticapture: " a b c, with write(2) only. */
+void pti_cap_say (const char *a, const char *b, const char *c);
+/* POSIX file calls are recorded from now on, on this thread (posix.c);
+ * @capture_dir: where the trace goes, never recorded. */
+void pti_cap_posix_start (const char *capture_dir);
+
 void pti_cap_open (int required, int provided);
 void pti_cap_end (int how, int64_t errorcode);
 void *pti_cap_resolve (const char *name);

@@ -33,6 +33,9 @@ calls_init (void)
 #define FILL(code, nm, lay, fl) calls[code] = (CallInfo) { "MPI_" #nm, PTI_L_##lay, fl, TRUE };
     PTI_CAPTURE_CALLS (FILL)
 #undef FILL
+#define FILL(code, nm, lay, fl) calls[code] = (CallInfo) { #nm, PTI_L_##lay, fl, TRUE };
+    PTI_CAPTURE_POSIX_CALLS (FILL)
+#undef FILL
     g_once_init_leave (&once, 1);
   }
 }
@@ -108,7 +111,7 @@ struct _PtiCaptureRank {
   GError *final_error;          /* repeated by next() after the end */
 
   GArray *completions, *scounts, *rcounts, *dims, *periods;
-  char *file_name;              /* the last MPI_File_open's (1.2) */
+  char *file_name;              /* the last open's name (MPI_File_open 1.2, open 1.3) */
   /* The last two calls (last[1] the newer), for REPEAT: their events, with
    * their own copy of the requests; chain: call records since the last
    * record of another kind (at most 2). */
@@ -701,6 +704,19 @@ get_refs (PtiCaptureRank *r, Cur *c)
   return TRUE;
 }
 
+/* The name of an open (MPI_File_open, open), valid until the next one. */
+static gboolean
+get_file_name (PtiCaptureRank *r, Cur *c, PtiCaptureEvent *ev)
+{
+  g_clear_pointer (&r->file_name, g_free);
+  if (!get_string (c, &r->file_name))
+    return FALSE;
+  if (strlen (r->file_name) > PTI_CAPTURE_FILE_NAME_MAX)
+    return cur_bad (c, "file name longer than 1024 bytes");
+  ev->file_name = r->file_name;
+  return TRUE;
+}
+
 static gboolean
 decode_args (PtiCaptureRank *r, Cur *c, PtiCaptureEvent *ev)
 {
@@ -838,18 +854,27 @@ decode_args (PtiCaptureRank *r, Cur *c, PtiCaptureEvent *ev)
   case PTI_L_OP:
     return get_u32 (c, &ev->op, G_MAXUINT32, "op");
   case PTI_L_FILE_OPEN:
-    g_clear_pointer (&r->file_name, g_free);
-    if (!get_comm (r, c, &ev->comm, FALSE) || !get_u (c, &ev->file)
-        || !get_string (c, &r->file_name))
-      return FALSE;
-    if (strlen (r->file_name) > PTI_CAPTURE_FILE_NAME_MAX)
-      return cur_bad (c, "file name longer than 1024 bytes");
-    ev->file_name = r->file_name;
-    return TRUE;
+    return get_comm (r, c, &ev->comm, FALSE) && get_u (c, &ev->file)
+           && get_file_name (r, c, ev);
   case PTI_L_FILE:
     return get_u (c, &ev->file);
   case PTI_L_FILE_ACCESS:
     return get_u (c, &ev->file) && get_u (c, &ev->offset) && get_u (c, &ev->bytes);
+  case PTI_L_POSIX_OPEN:
+    if (!get_u (c, &ev->file) || !get_u (c, &u))
+      return FALSE;
+    if (u > PTI_OPEN_FLAGS_ALL)
+      return cur_bad (c, "unknown open flags");
+    ev->value = (gint64) u;
+    return get_file_name (r, c, ev);
+  case PTI_L_POSIX_ACCESS:
+    /* bytes asked for in @value, until the result says what moved */
+    if (!get_u (c, &ev->file) || !get_u (c, &ev->offset) || !get_u (c, &u))
+      return FALSE;
+    if (u > G_MAXINT64)
+      return cur_bad (c, "byte count out of range");
+    ev->value = (gint64) u;
+    return TRUE;
   }
   return cur_bad (c, "unknown layout");
 }
@@ -867,6 +892,13 @@ get_index (Cur *c, guint n, guint64 *index)
 static gboolean
 decode_result (PtiCaptureRank *r, Cur *c, PtiCaptureEvent *ev)
 {
+  if (ev->layout == PTI_L_POSIX_ACCESS) {
+    if (!get_u (c, &ev->bytes))
+      return FALSE;
+    if (ev->bytes > (guint64) ev->value)
+      return cur_bad (c, "more bytes transferred than asked for");
+    return TRUE;
+  }
   guint64 u, idx;
   guint n = r->completions->len;
   PtiCaptureCompletion *cs = (PtiCaptureCompletion *) (void *) r->completions->data;

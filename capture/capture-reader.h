@@ -120,7 +120,11 @@ typedef struct {
   guint32 comm2;                /* intercomm_create: peer comm */
   /* MPI-IO (1.2): the file's local id (1, 2, ... in this rank's open order;
    * 0 a file no recorded open made), the byte offset and bytes (@bytes) of
-   * an access, the name of an open (valid until the next call). */
+   * an access, the name of an open (valid until the next call).  POSIX
+   * calls (1.3) the same, in an id space of their own (the POSIX files of
+   * the rank: open's 1 is not MPI_File_open's 1); their access's @bytes is
+   * what it transferred (0 after an error) and @value what it asked for,
+   * an open's @value its PTI_OPEN_* flags. */
   guint64 file, offset;
   const char *file_name;
 } PtiCaptureEvent;

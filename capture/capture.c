@@ -48,7 +48,7 @@ PTI_REAL_DECL (Get_version);
 PTI_REAL_DECL (Get_library_version);
 
 /* Messages to the user: plain write(2), no stdio, usable anywhere. */
-static void
+void
 pti_cap_say (const char *a, const char *b, const char *c)
 {
   const char *parts[] = { "pticapture: ", a, b, c, "\n" };
@@ -1459,6 +1459,7 @@ pti_cap_open (int required, int provided)
   pti_cap.phase = PTI_CAP_ON;
   pti_cap_signals_install ();
   atexit (pti_cap_at_exit);
+  pti_cap_posix_start (pti_cap_dir);
 }
 
 /* After the last call record (MPI_Finalize, MPI_Abort): END, flush, close. */

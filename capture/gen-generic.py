@@ -46,7 +46,10 @@ def params(text):
 def main():
     decls_i, format_h, out = sys.argv[1:4]
     text = open(decls_i).read()
-    detailed = set(re.findall(r"X \(\d+, (\w+), ", open(format_h).read()))
+    # the MPI calls' table only (the POSIX calls' one follows it)
+    calls = open(format_h).read().split("#define PTI_CAPTURE_CALLS(X)")[1]
+    calls = calls.split("#define PTI_CAPTURE_POSIX_CALLS(X)")[0]
+    detailed = set(re.findall(r"X \(\d+, (\w+), ", calls))
     found = re.findall(
         r'__attribute__\(\(visibility\("default"\)\)\)\s*([^;{}()]*?)\bPMPI_(\w+)\s*\(([^;{}]*?)\)'
         r"\s*((?:__attribute__\s*\(\(.*?\)\)\s*)*);",

@@ -547,6 +547,26 @@ print_event (GString *s, guint rank, const PtiCaptureEvent *ev, gboolean times)
     g_string_append_printf (s, " file=%" G_GUINT64_FORMAT " name=\"%s\"", ev->file, name);
     break;
   }
+  case PTI_L_POSIX_OPEN: {
+    static const char *const words[] = { "read", "write", "create", "trunc", "append", "stdio" };
+    g_autofree char *name = g_strescape (ev->file_name, NULL);
+    g_string_append_printf (s, " file=%" G_GUINT64_FORMAT " name=\"%s\" flags=", ev->file, name);
+    gboolean any = FALSE;
+    for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+      if (ev->value & (1 << i)) {
+        g_string_append_printf (s, "%s%s", any ? "," : "", words[i]);
+        any = TRUE;
+      }
+    if (!any)
+      g_string_append (s, "none");
+    break;
+  }
+  case PTI_L_POSIX_ACCESS:
+    g_string_append_printf (s, " file=%" G_GUINT64_FORMAT " offset=%" G_GUINT64_FORMAT
+                            " count=%" G_GINT64_FORMAT, ev->file, ev->offset, ev->value);
+    if (ev->error == 0)
+      g_string_append_printf (s, " bytes=%" G_GUINT64_FORMAT, ev->bytes);
+    break;
   case PTI_L_FILE:
     g_string_append_printf (s, " file=%" G_GUINT64_FORMAT, ev->file);
     break;

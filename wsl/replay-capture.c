@@ -32,6 +32,7 @@ typedef struct {
   guint64 t_done;         /* ns: computation replayed up to here */
   guint32 mprobe_comm;    /* the communicator of the last matched probe (MPI_Mrecv has none) */
   GArray *files;          /* PtiFile by the capture's local file id (MPI-IO), or NULL */
+  GArray *posix_files;    /* the same for the POSIX files, an id space of their own */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -70,6 +71,8 @@ capture_source_free (gpointer data)
     g_array_unref (s->ranks[r].orphans);
     if (s->ranks[r].files)
       g_array_unref (s->ranks[r].files);
+    if (s->ranks[r].posix_files)
+      g_array_unref (s->ranks[r].posix_files);
   }
   g_free (s->ranks);
   g_hash_table_destroy (s->comms);
@@ -481,6 +484,61 @@ is_local (const char *name)
   return FALSE;
 }
 
+/* @files[@ev->file], which a recorded open (@open_name) of the rank made. */
+static gboolean
+file_of (GArray *files, const CaptureSource *s, guint rank, const PtiCaptureEvent *ev,
+         const char *open_name, PtiFile *f, GError **error)
+{
+  if (ev->file == 0 || files == NULL || ev->file >= files->len) {
+    g_autofree char *what = g_strdup_printf ("the file was not opened by a recorded %s", open_name);
+    return fail (error, s, rank, ev, what);
+  }
+  *f = g_array_index (files, PtiFile, ev->file);
+  return TRUE;
+}
+
+/* @f as file @id of @files (created when NULL). */
+static void
+file_set (GArray **files, guint64 id, PtiFile f)
+{
+  if (*files == NULL)
+    *files = g_array_new (FALSE, TRUE, sizeof (PtiFile));
+  if ((*files)->len <= id)
+    g_array_set_size (*files, id + 1);
+  g_array_index (*files, PtiFile, id) = f;
+}
+
+/* POSIX file calls (1.3) as the io device's, on the rank alone: open is
+ * pti_io_open, write and pwrite pti_io_write_at at the offset they
+ * started at, read and pread pti_io_read_at of the bytes they got (a read
+ * at the end of the file moved fewer than it asked for), close
+ * pti_io_close.  The caller has left out the calls that failed. */
+static gboolean
+replay_posix (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+              GError **error)
+{
+  RankState *st = &s->ranks[rank];
+  PtiFile f;
+  if (ev->code == PTI_C_posix_open) {
+    if (ev->file == 0)
+      return fail (error, s, rank, ev, "an open that succeeded without a file id");
+    if (!pti_io_open (ctx, rank, ev->file_name, NULL, &f, error))
+      return FALSE;
+    file_set (&st->posix_files, ev->file, f);
+    return TRUE;
+  }
+  if (!file_of (st->posix_files, s, rank, ev, "open", &f, error))
+    return FALSE;
+  switch (ev->code) {
+  case PTI_C_posix_close:
+    return pti_io_close (ctx, rank, f, error);
+  case PTI_C_posix_write: case PTI_C_posix_pwrite:
+    return pti_io_write_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  default:   /* read, pread */
+    return pti_io_read_at (ctx, rank, f, ev->offset, ev->bytes, error);
+  }
+}
+
 /* MPI-IO calls as the io device's: MPI_File_open on a communicator of
  * several ranks is pti_io_open_all over it, on MPI_COMM_SELF (or another
  * one-rank communicator) pti_io_open; accesses through the individual
@@ -504,16 +562,12 @@ replay_file (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEven
     if (!(alone ? pti_io_open (ctx, rank, ev->file_name, NULL, &f, error)
                 : pti_io_open_all (ctx, w.comm, rank, ev->file_name, NULL, &f, error)))
       return FALSE;
-    if (st->files == NULL)
-      st->files = g_array_new (FALSE, TRUE, sizeof (PtiFile));
-    if (st->files->len <= ev->file)
-      g_array_set_size (st->files, ev->file + 1);
-    g_array_index (st->files, PtiFile, ev->file) = f;
+    file_set (&st->files, ev->file, f);
     return TRUE;
   }
-  if (ev->file == 0 || st->files == NULL || ev->file >= st->files->len)
-    return fail (error, s, rank, ev, "the file was not opened by a recorded MPI_File_open");
-  PtiFile f = g_array_index (st->files, PtiFile, ev->file);
+  PtiFile f;
+  if (!file_of (st->files, s, rank, ev, "MPI_File_open", &f, error))
+    return FALSE;
   switch (ev->code) {
   case PTI_C_File_close:
     return pti_io_close (ctx, rank, f, error);
@@ -551,8 +605,12 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   if (ev->count > 1)
     return TRUE;   /* a REPEAT of polls that found nothing: their time is the wait's */
   if (ev->error != 0) {
-    pti_replay_notes_add (s->notes, "calls that returned an error", "MPI_ERRORS_RETURN: the "
-                          "call did nothing, and is not replayed", 1);
+    if (ev->code >= PTI_C_posix_open && ev->code <= PTI_C_posix_pread)
+      pti_replay_notes_add (s->notes, "POSIX file calls that failed", "the C library returned "
+                            "-1 (the errno in the capture): not replayed", 1);
+    else
+      pti_replay_notes_add (s->notes, "calls that returned an error", "MPI_ERRORS_RETURN: the "
+                            "call did nothing, and is not replayed", 1);
     return TRUE;
   }
   gboolean ok = TRUE;
@@ -681,6 +739,11 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   case PTI_C_File_read: case PTI_C_File_write_all: case PTI_C_File_read_all:
     (*appended)++;
     ok = replay_file (s, ctx, rank, ev, error);
+    break;
+  case PTI_C_posix_open: case PTI_C_posix_close: case PTI_C_posix_write: case PTI_C_posix_read:
+  case PTI_C_posix_pwrite: case PTI_C_posix_pread:
+    (*appended)++;
+    ok = replay_posix (s, ctx, rank, ev, error);
     break;
   default:
     break;   /* no communication: communicators freed, operations made and freed */

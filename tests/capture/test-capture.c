@@ -254,6 +254,80 @@ test_fortran (gconstpointer data)
   rm_rf (trace);
 }
 
+/* ---- POSIX file calls (format 1.3) ---- */
+
+static guint64
+file_size (const char *dir, const char *name)
+{
+  g_autofree char *p = g_build_filename (dir, name, NULL);
+  GStatBuf st;
+  g_assert_cmpint (g_stat (p, &st), ==, 0);
+  return (guint64) st.st_size;
+}
+
+/* posix-io.c: every POSIX call on a regular file recorded once, with its
+ * file, offset, bytes asked for and moved, in an id space apart from
+ * MPI-IO's; /dev/null, the FIFO and what Open MPI does inside
+ * MPI_File_open and MPI_File_write_at (its own open and pwrite of
+ * mpiio.dat) not at all: golden/posix-io.txt, 13 POSIX records a rank. */
+static void
+test_posix (void)
+{
+  if (!need_mpi (NULL))
+    return;
+  g_autofree char *trace = tmp_trace ("p");
+  g_autofree char *data = g_dir_make_tmp ("pticapture-posix-XXXXXX", NULL);
+  g_assert_nonnull (data);
+  Run r = capture (trace, "POSIX_IO", data, "--cpu-time=none");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  assert_golden (trace, "posix-io.txt");
+
+  /* what the records say the program wrote is what it wrote */
+  g_assert_cmpuint (file_size (data, "posix-0.dat"), ==, 196608);
+  g_assert_cmpuint (file_size (data, "stdio-1.dat"), ==, 100000);
+  g_assert_cmpuint (file_size (data, "mpiio.dat"), ==, 131072);
+
+  /* the reader's fields beyond --print's: asked for against moved, flags */
+  g_autofree char *p0 = g_build_filename (trace, "rank-0.ptc", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiCaptureRank) rk = pti_capture_rank_open_file (p0, &error);
+  g_assert_no_error (error);
+  PtiCaptureEvent ev;
+  gboolean done = FALSE;
+  guint posix = 0, failed = 0, stdio_opens = 0, short_reads = 0;
+  while (pti_capture_rank_next (rk, &ev, &done, &error) && !done) {
+    if (ev.code < PTI_C_posix_open || ev.code > PTI_C_posix_pread)
+      continue;
+    posix++;
+    failed += ev.error != 0;
+    if (ev.code == PTI_C_posix_open && ev.error == 0 && (ev.value & PTI_OPEN_STDIO)) {
+      g_assert_cmpint (ev.value, ==, PTI_OPEN_WRITE | PTI_OPEN_CREATE | PTI_OPEN_TRUNC | PTI_OPEN_STDIO);
+      stdio_opens++;
+    }
+    if (ev.code == PTI_C_posix_pread) {
+      g_assert_cmpint (ev.value, ==, 65536);   /* asked for */
+      g_assert_cmpuint (ev.bytes, ==, 32768);  /* the file ended there */
+      g_assert_cmpuint (ev.offset, ==, 163840);
+      short_reads++;
+    }
+  }
+  g_assert_no_error (error);
+  g_assert_cmpuint (posix, ==, 13);
+  g_assert_cmpuint (failed, ==, 2);   /* the write on a read-only file, the missing file */
+  g_assert_cmpuint (stdio_opens, ==, 1);
+  g_assert_cmpuint (short_reads, ==, 1);
+  run_clear (&r);
+  rm_rf (trace);
+  static const char *const files[] = { "posix-0.dat", "posix-1.dat", "stdio-0.dat",
+                                       "stdio-1.dat", "mpiio.dat" };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autofree char *f = g_build_filename (data, files[i], NULL);
+    g_unlink (f);
+  }
+  g_rmdir (data);
+}
+
 /* ---- the manifest, --check, --calls, CPU modes ---- */
 
 static void
@@ -265,7 +339,7 @@ test_manifest (void)
   Run r = capture (trace, "KERNEL_C", NULL, "--cpu-time=none");
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (GKeyFile) kf = manifest (trace);
-  assert_kf (kf, "capture", "format", "1.2");
+  assert_kf (kf, "capture", "format", "1.3");
   g_assert_true (g_key_file_get_boolean (kf, "capture", "complete", NULL));
   g_assert_cmpint (g_key_file_get_integer (kf, "capture", "ranks", NULL), ==, 2);
   assert_kf (kf, "capture", "exit", "0");
@@ -537,7 +611,7 @@ test_usage_errors (void)
   Run v = run_pticapture ("--version", NULL);
   g_assert_cmpint (v.status, ==, 0);
   g_assert_true (g_str_has_prefix (v.out, "pticapture (pti "));
-  g_assert_nonnull (strstr (v.out, "trace format 1.2"));
+  g_assert_nonnull (strstr (v.out, "trace format 1.3"));
   run_clear (&v);
   rm_rf (full);
 }
@@ -692,7 +766,7 @@ test_reader_damaged (void)
   e = read_bytes (v2, n, &calls, FALSE);
   g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_FORMAT);
   g_assert_nonnull (strstr (e->message, "is format 2."));
-  g_assert_nonnull (strstr (e->message, "this reader knows 1.2"));
+  g_assert_nonnull (strstr (e->message, "this reader knows 1.3"));
   g_error_free (e);
   e = read_bytes ((const guint8 *) "hello, world", 12, &calls, FALSE);
   g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_FORMAT);
@@ -749,6 +823,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_fortran);
   g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_fortran);
   g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_fortran);
+  g_test_add_func ("/capture/posix", test_posix);
   g_test_add_func ("/capture/manifest", test_manifest);
   g_test_add_func ("/capture/crash/segv", test_crash_segv);
   g_test_add_func ("/capture/crash/abort", test_crash_abort);
