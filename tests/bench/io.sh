@@ -98,12 +98,12 @@ sed -e '/<connect/a\
   "$root/tests/capture/data/host2.xml" > "$dir/local-disk.xml"
 
 echo
-echo "== 2. MPI-IO, ${total_mib} MiB in blocks of 4 MiB: write phase, measured vs predicted (s)"
+echo "== 2. MPI-IO and POSIX, ${total_mib} MiB in blocks of 4 MiB: write phase, measured vs predicted (s)"
 mpicc -O2 -o "$dir/mpiio" "$root/tests/bench/io/mpiio.c"
 printf '  %-5s %-12s %10s %10s %8s\n' ranks mode measured predicted error
 total=$(( total_mib * 1048576 ))
 for np in 1 2; do
-  for mode in independent collective; do
+  for mode in independent collective posix; do
     meas=""
     for i in 1 2 3; do
       rm -rf "$dir/cap" "$dir/out"
