@@ -637,17 +637,12 @@ put_str (GByteArray *b, const char *s)
   g_byte_array_append (b, (const guint8 *) s, strlen (s));
 }
 
-/* A rank file by hand, one block: HEADER, MPI_Init, MPI_Send to @peer x
- * @sends (R repeats), MPI_Finalize, END. */
-static GBytes *
-make_file (guint sends, gboolean end, guint world_size, guint peer)
+/* A rank file's first records by hand: HEADER, MPI_Init (burst 10, cpu
+ * the same, dur 100). */
+static GByteArray *
+make_start (guint world_size)
 {
-  guint32 table[256];
-  pti_capture_crc32c_table (table);
-  g_autoptr (GByteArray) f = g_byte_array_new ();
-  g_byte_array_append (f, (const guint8 *) PTI_CAPTURE_MAGIC, PTI_CAPTURE_MAGIC_LEN);
-  g_byte_array_append (f, (const guint8[]) { PTI_CAPTURE_MAJOR, PTI_CAPTURE_MINOR }, 2);
-  g_autoptr (GByteArray) p = g_byte_array_new ();
+  GByteArray *p = g_byte_array_new ();
   put_u (p, PTI_REC_HEADER << 1);
   put_str (p, "pticapture test");
   put_u (p, 0); put_u (p, world_size); put_u (p, 42); put_str (p, "host");
@@ -655,20 +650,19 @@ make_file (guint sends, gboolean end, guint world_size, guint peer)
   put_u (p, 0); put_u (p, 0); put_u (p, 1000); put_u (p, PTI_CPU_SWITCH);
   put_u (p, 1); put_str (p, "./prog");
   put_u (p, 1); put_str (p, "run"); put_str (p, "r1");
-  /* MPI_Init: burst 10, cpu same, dur 100 */
   put_u (p, PTI_C_Init << 1); put_u (p, 10); put_u (p, 1); put_u (p, 100);
-  for (guint i = 0; i < sends; i++) {
-    put_u (p, (PTI_C_Send << 1) | (i > 0)); put_u (p, 5); put_u (p, 1); put_u (p, 7);
-    if (i == 0) {
-      put_u (p, pti_capture_zigzag (peer)); put_u (p, pti_capture_zigzag (3));
-      put_u (p, 64); put_u (p, PTI_COMM_WORLD_ID);
-    }
-  }
-  put_u (p, PTI_C_Finalize << 1); put_u (p, 1); put_u (p, 0); put_u (p, 2);
-  if (end) {
-    put_u (p, PTI_REC_END << 1); put_u (p, PTI_END_FINALIZE); put_u (p, sends + 2);
-    put_u (p, 0); put_u (p, 0);
-  }
+  return p;
+}
+
+/* The file of records @p, in one block. */
+static GBytes *
+make_block (const GByteArray *p)
+{
+  guint32 table[256];
+  pti_capture_crc32c_table (table);
+  g_autoptr (GByteArray) f = g_byte_array_new ();
+  g_byte_array_append (f, (const guint8 *) PTI_CAPTURE_MAGIC, PTI_CAPTURE_MAGIC_LEN);
+  g_byte_array_append (f, (const guint8[]) { PTI_CAPTURE_MAJOR, PTI_CAPTURE_MINOR }, 2);
   guint32 len = p->len, crc = pti_capture_crc32c_update (0, p->data, p->len, table);
   guint8 hdr[8];
   for (int i = 0; i < 4; i++) {
@@ -678,6 +672,50 @@ make_file (guint sends, gboolean end, guint world_size, guint peer)
   g_byte_array_append (f, hdr, 8);
   g_byte_array_append (f, p->data, p->len);
   return g_byte_array_free_to_bytes (g_steal_pointer (&f));
+}
+
+/* MPI_Finalize (burst 1, dur 2) and END after @calls calls. */
+static void
+put_finalize (GByteArray *p, guint64 calls)
+{
+  put_u (p, PTI_C_Finalize << 1); put_u (p, 1); put_u (p, 0); put_u (p, 2);
+  put_u (p, PTI_REC_END << 1); put_u (p, PTI_END_FINALIZE); put_u (p, calls);
+  put_u (p, 0); put_u (p, 0);
+}
+
+/* A rank file by hand, one block: HEADER, MPI_Init, MPI_Send to @peer x
+ * @sends (R repeats), MPI_Finalize, END. */
+static GBytes *
+make_file (guint sends, gboolean end, guint world_size, guint peer)
+{
+  g_autoptr (GByteArray) p = make_start (world_size);
+  for (guint i = 0; i < sends; i++) {
+    put_u (p, (PTI_C_Send << 1) | (i > 0)); put_u (p, 5); put_u (p, 1); put_u (p, 7);
+    if (i == 0) {
+      put_u (p, pti_capture_zigzag (peer)); put_u (p, pti_capture_zigzag (3));
+      put_u (p, 64); put_u (p, PTI_COMM_WORLD_ID);
+    }
+  }
+  if (end)
+    put_finalize (p, sends + 2);
+  else {
+    put_u (p, PTI_C_Finalize << 1); put_u (p, 1); put_u (p, 0); put_u (p, 2);
+  }
+  return make_block (p);
+}
+
+/* A rank file by hand with POSIX records (1.3): open of "f.dat" with
+ * @flags, then a pread at 4096 of @asked bytes that says it moved @moved. */
+static GBytes *
+make_posix_file (guint64 flags, guint64 asked, guint64 moved)
+{
+  g_autoptr (GByteArray) p = make_start (1);
+  put_u (p, PTI_C_posix_open << 1); put_u (p, 5); put_u (p, 1); put_u (p, 7);
+  put_u (p, 1); put_u (p, flags); put_str (p, "f.dat");
+  put_u (p, PTI_C_posix_pread << 1); put_u (p, 5); put_u (p, 1); put_u (p, 7);
+  put_u (p, 1); put_u (p, 4096); put_u (p, asked); put_u (p, moved);
+  put_finalize (p, 4);
+  return make_block (p);
 }
 
 /* Reads a rank file made of @data; @check: the values make_file wrote
@@ -779,6 +817,28 @@ test_reader_damaged (void)
   e = read_bytes (fix, n, &calls, FALSE);
   g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_CORRUPT);
   g_assert_nonnull (strstr (e->message, "after call 1: rank outside its communicator"));
+  g_error_free (e);
+
+  /* POSIX records (1.3): a read of fewer bytes than asked is what a read
+   * at the end of a file is; more than asked, or flags no writer sets,
+   * are damage, named with the call */
+  g_autoptr (GBytes) px = make_posix_file (PTI_OPEN_READ, 8192, 100);
+  d = g_bytes_get_data (px, &n);
+  e = read_bytes (d, n, &calls, FALSE);
+  g_assert_no_error (e);
+  g_assert_cmpuint (calls, ==, 4);
+  g_autoptr (GBytes) more = make_posix_file (PTI_OPEN_READ, 100, 8192);
+  d = g_bytes_get_data (more, &n);
+  e = read_bytes (d, n, &calls, FALSE);
+  g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (e->message, "more bytes transferred than asked for"));
+  g_assert_nonnull (strstr (e->message, "after call 2"));
+  g_error_free (e);
+  g_autoptr (GBytes) flags = make_posix_file (64, 8192, 100);
+  d = g_bytes_get_data (flags, &n);
+  e = read_bytes (d, n, &calls, FALSE);
+  g_assert_error (e, PTI_CAPTURE_ERROR, PTI_CAPTURE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (e->message, "unknown open flags"));
   g_error_free (e);
 }
 
