@@ -33,6 +33,7 @@ typedef struct {
   guint32 mprobe_comm;    /* the communicator of the last matched probe (MPI_Mrecv has none) */
   GArray *files;          /* PtiFile by the capture's local file id (MPI-IO), or NULL */
   GArray *posix_files;    /* the same for the POSIX files, an id space of their own */
+  gint8 mounted;          /* its node mounts a file system: 1 yes, -1 no, 0 not asked yet */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -518,6 +519,22 @@ replay_posix (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEve
               GError **error)
 {
   RankState *st = &s->ranks[rank];
+  if (st->mounted == 0) {
+    const PtiSession *ss = pti_wsl_session (ctx);
+    PtiProcessorInfo info;
+    gboolean ok = pti_system_processor_info (pti_session_system (ss),
+                                             pti_session_processor_of (ss, rank), &info);
+    st->mounted = ok && info.io != NULL ? 1 : -1;
+  }
+  if (st->mounted < 0) {
+    /* Nearly every program opens a file (LAMMPS its log): on a system
+     * without file systems its prediction is its computation and
+     * communication, and the notes say what was left out.  MPI-IO calls,
+     * which a program makes to do I/O, are an error there instead. */
+    pti_replay_notes_add (s->notes, "POSIX file calls on a node that mounts no file system",
+                          "add a <filesystem> and a <mount> to the system to predict them", 1);
+    return TRUE;
+  }
   PtiFile f;
   if (ev->code == PTI_C_posix_open) {
     if (ev->file == 0)
