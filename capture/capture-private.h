@@ -59,7 +59,9 @@ typedef struct {
   volatile size_t len;
   uint32_t crc_table[256];
 
-  uint64_t calls;                    /* call records written */
+  /* Call records written: MPI calls (what regions count, region-hooks.h)
+   * and POSIX file calls (1.3); END says their sum. */
+  uint64_t calls, posix_calls;
   /* Point-to-point sends (not persistent ones), for regions (region-hooks.h). */
   uint64_t msgs_sent, bytes_sent;
   uint64_t t_last_exit;              /* ns since load, when the last call returned */
@@ -364,11 +366,13 @@ bool pti_cap_run_step (PtiRec *r, bool repeatable);
 static inline void
 pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
 {
-  (void) c;
   if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
     r->p = r->head;   /* absorbed by the run */
   __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
-  pti_cap.calls++;
+  if (PTI_CAP_UNLIKELY ((unsigned) (c->code - PTI_C_posix_open) <= PTI_C_posix_pread - PTI_C_posix_open))
+    pti_cap.posix_calls++;
+  else
+    pti_cap.calls++;
   pti_cap.cur_code = 0;
   if (pti_cap.cpu_mode != PTI_CPU_NONE && pti_cap.phase == PTI_CAP_ON)
     pti_cap.cpu_last_exit = pti_cap_cpu_at (pti_cap.t_last_exit);

@@ -1120,7 +1120,7 @@ pti_cap_end_encode (uint8_t *out, int how, int sig, int64_t errorcode)
   }
   pti_put_u (&r, PTI_REC_END << 1);
   pti_put_u (&r, (uint64_t) how);
-  pti_put_u (&r, pti_cap.calls);
+  pti_put_u (&r, pti_cap.calls + pti_cap.posix_calls);
   pti_put_u (&r, pti_cap_now () - pti_cap.t_last_exit);
   pti_put_u (&r, (uint64_t) code);
   if (code == PTI_C_generic)
