@@ -232,6 +232,10 @@ enum { PTI_CAPTURE_CALLS (PTI_CAPTURE_ENUM) };
 #define PTI_CAPTURE_ENUM(code, name, layout, flags) PTI_C_posix_##name = code,
 enum { PTI_CAPTURE_POSIX_CALLS (PTI_CAPTURE_ENUM) };
 #undef PTI_CAPTURE_ENUM
+/* Whether call code @code is a POSIX file call's (their codes are 114 to
+ * 119, in a row). */
+#define PTI_CAPTURE_IS_POSIX(code) \
+  ((unsigned) (code) - PTI_C_posix_open <= (unsigned) (PTI_C_posix_pread - PTI_C_posix_open))
 
 /* CRC-32C (Castagnoli), bytewise with a table: the reader's, and the
  * writer's where SSE4.2 is missing.  Static inline because the capture

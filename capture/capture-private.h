@@ -369,7 +369,7 @@ pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
   if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
     r->p = r->head;   /* absorbed by the run */
   __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
-  if (PTI_CAP_UNLIKELY ((unsigned) (c->code - PTI_C_posix_open) <= PTI_C_posix_pread - PTI_C_posix_open))
+  if (PTI_CAP_UNLIKELY (PTI_CAPTURE_IS_POSIX (c->code)))
     pti_cap.posix_calls++;
   else
     pti_cap.calls++;

@@ -103,6 +103,8 @@ PTI_PX_REAL_DECL (dup2)
 PTI_PX_REAL_DECL (dup3)
 PTI_PX_REAL_DECL (fopen)
 PTI_PX_REAL_DECL (fclose)
+PTI_PX_REAL_DECL (freopen)
+PTI_PX_REAL_DECL (freopen64)
 PTI_PX_REAL_DECL (fwrite)
 PTI_PX_REAL_DECL (fread)
 PTI_PX_REAL_DECL (__fread_chk)
@@ -355,22 +357,27 @@ pti_px_closed (PtiCall *c, int fd, uint32_t id, int rc, int err)
   pti_cap_commit (c, &r);
 }
 
+/* close and fclose of descriptor fd: a tracked one is forgotten whether
+ * or not the call is recorded. */
+#define PTI_PX_CLOSE_BODY(call) \
+  PtiCall c; \
+  if (PTI_CAP_LIKELY (!pti_px_tracked (fd))) \
+    return call; \
+  uint32_t id = pti_px_fd[fd]; \
+  if (!pti_px_begin (&c, PTI_C_posix_close)) { \
+    pti_px_forget (fd); \
+    return call; \
+  } \
+  int rc = call; \
+  int err = errno; \
+  pti_px_closed (&c, fd, id, rc, err); \
+  errno = err; \
+  return rc;
+
 PTI_CAP_EXPORT int
 close (int fd)
 {
-  PtiCall c;
-  if (PTI_CAP_LIKELY (!pti_px_tracked (fd)))
-    return PTI_PX_REAL (close) (fd);
-  uint32_t id = pti_px_fd[fd];
-  if (!pti_px_begin (&c, PTI_C_posix_close)) {
-    pti_px_forget (fd);
-    return PTI_PX_REAL (close) (fd);
-  }
-  int rc = PTI_PX_REAL (close) (fd);
-  int err = errno;
-  pti_px_closed (&c, fd, id, rc, err);
-  errno = err;
-  return rc;
+  PTI_PX_CLOSE_BODY (PTI_PX_REAL (close) (fd))
 }
 
 /* fileno without touching errno (it sets EBADF for a stream without a
@@ -388,19 +395,23 @@ PTI_CAP_EXPORT int
 fclose (FILE *f)
 {
   int fd = pti_px_fileno (f);
-  PtiCall c;
-  if (PTI_CAP_LIKELY (!pti_px_tracked (fd)))
-    return PTI_PX_REAL (fclose) (f);
-  uint32_t id = pti_px_fd[fd];
-  if (!pti_px_begin (&c, PTI_C_posix_close)) {
-    pti_px_forget (fd);
-    return PTI_PX_REAL (fclose) (f);
-  }
-  int rc = PTI_PX_REAL (fclose) (f);
-  int err = errno;
-  pti_px_closed (&c, fd, id, rc, err);
-  errno = err;
-  return rc;
+  PTI_PX_CLOSE_BODY (PTI_PX_REAL (fclose) (f))
+}
+
+/* freopen closes the stream's file inside the C library: the stream's
+ * new file is not recorded (FORMAT.md 6.9), nor taken for the old one. */
+PTI_CAP_EXPORT FILE *
+freopen (const char *path, const char *mode, FILE *f)
+{
+  pti_px_forget (pti_px_fileno (f));
+  return PTI_PX_REAL (freopen) (path, mode, f);
+}
+
+PTI_CAP_EXPORT FILE *
+freopen64 (const char *path, const char *mode, FILE *f)
+{
+  pti_px_forget (pti_px_fileno (f));
+  return PTI_PX_REAL (freopen64) (path, mode, f);
 }
 
 /* dup2 and dup3 onto a tracked descriptor close its file silently: the
@@ -458,26 +469,21 @@ pti_px_start (int fd, int64_t got)
                                                      : (uint64_t) at;
 }
 
-/* read and write through the position; pread and pwrite at an offset. */
-#define PTI_PX_POS_BODY(code, call) \
+/* An access of n bytes to descriptor fd by @call, which started at
+ * @start (an expression of what the call returned, got). */
+#define PTI_PX_ACCESS_BODY(code, call, start) \
   PtiCall c; \
   if (PTI_CAP_LIKELY (!pti_px_tracked (fd)) || !pti_px_begin (&c, code)) \
     return call; \
   ssize_t got = call; \
   int err = errno; \
-  pti_px_access (&c, fd, pti_px_start (fd, got), n, got, err); \
+  pti_px_access (&c, fd, start, n, got, err); \
   errno = err; \
   return got;
-
+/* read and write through the position; pread and pwrite at an offset */
+#define PTI_PX_POS_BODY(code, call) PTI_PX_ACCESS_BODY (code, call, pti_px_start (fd, got))
 #define PTI_PX_AT_BODY(code, call) \
-  PtiCall c; \
-  if (PTI_CAP_LIKELY (!pti_px_tracked (fd)) || !pti_px_begin (&c, code)) \
-    return call; \
-  ssize_t got = call; \
-  int err = errno; \
-  pti_px_access (&c, fd, offset >= 0 ? (uint64_t) offset : 0, n, got, err); \
-  errno = err; \
-  return got;
+  PTI_PX_ACCESS_BODY (code, call, offset >= 0 ? (uint64_t) offset : 0)
 
 PTI_CAP_EXPORT ssize_t
 write (int fd, const void *buf, size_t n)

@@ -622,7 +622,7 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   if (ev->count > 1)
     return TRUE;   /* a REPEAT of polls that found nothing: their time is the wait's */
   if (ev->error != 0) {
-    if (ev->code >= PTI_C_posix_open && ev->code <= PTI_C_posix_pread)
+    if (PTI_CAPTURE_IS_POSIX (ev->code))
       pti_replay_notes_add (s->notes, "POSIX file calls that failed", "the C library returned "
                             "-1 (the errno in the capture): not replayed", 1);
     else

@@ -16,9 +16,11 @@
 #    the buffered+fsync fit for writes and the O_DIRECT one for reads.
 # 2. The MPI-IO program tests/bench/io/mpiio.c on 1 and 2 ranks, blocks of
 #    4 MiB, independent (MPI_File_write_at) and collective
-#    (MPI_File_write_at_all), captured by pticapture and replayed by ptieval
-#    on that system.  Measured: the program's write phase (a barrier, the
-#    writes, MPI_File_sync).  Predicted: from the first write's start to the
+#    (MPI_File_write_at_all), and the same writes through the C library
+#    (posix: open, pwrite, fsync, recorded by pticapture since format 1.3),
+#    captured by pticapture and replayed by ptieval on that system.
+#    Measured: the program's write phase (a barrier, the writes,
+#    MPI_File_sync or fsync, the slowest rank's).  Predicted: from the first write's start to the
 #    last write's end in the replay's trace.  The model writes through to
 #    the disk; the real writes land in the page cache and MPI_File_sync
 #    flushes them, so only the whole phase compares, not single calls.

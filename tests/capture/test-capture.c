@@ -269,7 +269,8 @@ file_size (const char *dir, const char *name)
  * file, offset, bytes asked for and moved, in an id space apart from
  * MPI-IO's; /dev/null, the FIFO and what Open MPI does inside
  * MPI_File_open and MPI_File_write_at (its own open and pwrite of
- * mpiio.dat) not at all: golden/posix-io.txt, 13 POSIX records a rank. */
+ * mpiio.dat) and a file opened before MPI_Init not at all:
+ * golden/posix-io.txt, 13 POSIX records a rank. */
 static void
 test_posix (void)
 {
@@ -287,6 +288,7 @@ test_posix (void)
   g_assert_cmpuint (file_size (data, "posix-0.dat"), ==, 196608);
   g_assert_cmpuint (file_size (data, "stdio-1.dat"), ==, 100000);
   g_assert_cmpuint (file_size (data, "mpiio.dat"), ==, 131072);
+  g_assert_cmpuint (file_size (data, "early.dat"), ==, 20);   /* 10 bytes a rank, not recorded */
 
   /* the reader's fields beyond --print's: asked for against moved, flags */
   g_autofree char *p0 = g_build_filename (trace, "rank-0.ptc", NULL);
@@ -297,7 +299,7 @@ test_posix (void)
   gboolean done = FALSE;
   guint posix = 0, failed = 0, stdio_opens = 0, short_reads = 0;
   while (pti_capture_rank_next (rk, &ev, &done, &error) && !done) {
-    if (ev.code < PTI_C_posix_open || ev.code > PTI_C_posix_pread)
+    if (!PTI_CAPTURE_IS_POSIX (ev.code))
       continue;
     posix++;
     failed += ev.error != 0;
@@ -320,7 +322,7 @@ test_posix (void)
   run_clear (&r);
   rm_rf (trace);
   static const char *const files[] = { "posix-0.dat", "posix-1.dat", "stdio-0.dat",
-                                       "stdio-1.dat", "mpiio.dat" };
+                                       "stdio-1.dat", "mpiio.dat", "early.dat" };
   for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
     g_autofree char *f = g_build_filename (data, files[i], NULL);
     g_unlink (f);
