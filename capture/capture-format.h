@@ -213,7 +213,7 @@ enum {
 /* The POSIX file calls (1.3), recorded for regular files only: X (code,
  * name, layout, flags) with the C library's name.  open stands for open,
  * open64, openat, creat and fopen; write and read for fwrite and fread
- * too; pwrite and pread for their 64 forms (FORMAT.md 6.7). */
+ * too; pwrite and pread for their 64 forms (FORMAT.md 6.9). */
 #define PTI_CAPTURE_POSIX_CALLS(X) \
   X (114, open, POSIX_OPEN, 0) \
   X (115, close, FILE, 0) \

@@ -158,6 +158,15 @@ pti_put_s (PtiRec *r, int64_t v)
 }
 
 void pti_cap_put_string (PtiRec *r, const char *s);
+
+/* @n bytes of @p as a string (a file name already cut to its limit). */
+static inline void
+pti_put_bytes_string (PtiRec *r, const void *p, size_t n)
+{
+  pti_put_u (r, n);
+  memcpy (r->p, p, n);
+  r->p += n;
+}
 void pti_cap_put_list_int (PtiRec *r, int n, const int *counts, MPI_Datatype dt);
 
 /* peer/root per FORMAT.md 4.2 */
@@ -431,7 +440,8 @@ void pti_cap_posix_start (const char *capture_dir);
 
 void pti_cap_open (int required, int provided);
 void pti_cap_end (int how, int64_t errorcode);
-void *pti_cap_resolve (const char *name);
+void *pti_cap_resolve (const char *name);        /* PMPI_X of the MPI library */
+void *pti_cap_resolve_libc (const char *name);   /* the C library's (posix.c) */
 uint32_t pti_cap_generic_name (uint32_t index);
 void pti_cap_generic (PtiCall *c, uint32_t index, int rc);
 static inline bool

@@ -57,15 +57,30 @@ pti_cap_say (const char *a, const char *b, const char *c)
       return;
 }
 
-void *
-pti_cap_resolve (const char *name)
+/* @name in the libraries after this one, or the message and abort: a
+ * wrapper without its real function cannot go on. */
+static void *
+pti_cap_resolve_or_die (const char *lib, const char *name, const char *hint)
 {
   void *f = dlsym (RTLD_NEXT, name);
   if (f == NULL) {
-    pti_cap_say ("the MPI library has no ", name, ": is this program linked with Open MPI?");
+    pti_cap_say (lib, name, hint);
     abort ();
   }
   return f;
+}
+
+void *
+pti_cap_resolve (const char *name)
+{
+  return pti_cap_resolve_or_die ("the MPI library has no ", name,
+                                 ": is this program linked with Open MPI?");
+}
+
+void *
+pti_cap_resolve_libc (const char *name)
+{
+  return pti_cap_resolve_or_die ("the C library has no ", name, "");
 }
 
 /* ---- the buffer and its blocks ---- */

@@ -27,7 +27,6 @@
 
 #include "capture-private.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -63,23 +62,12 @@ size_t __fread_chk (void *buf, size_t buflen, size_t size, size_t n, FILE *f);
 
 /* The C library's function behind a wrapper, looked up at its first use:
  * a library loaded before this one may call it before our constructor. */
-static void *
-pti_px_resolve (const char *name)
-{
-  void *f = dlsym (RTLD_NEXT, name);
-  if (f == NULL) {
-    pti_cap_say ("the C library has no ", name, "");
-    abort ();
-  }
-  return f;
-}
-
 #define PTI_PX_REAL_DECL(name) \
   static __typeof__ (&name) pti_px_real_##name; \
   static inline __typeof__ (&name) pti_px_real_get_##name (void) \
   { \
     if (PTI_CAP_UNLIKELY (pti_px_real_##name == NULL)) \
-      pti_px_real_##name = (__typeof__ (&name)) pti_px_resolve (#name); \
+      pti_px_real_##name = (__typeof__ (&name)) pti_cap_resolve_libc (#name); \
     return pti_px_real_##name; \
   }
 #define PTI_PX_REAL(name) (pti_px_real_get_##name ())
@@ -242,9 +230,7 @@ pti_px_opened (PtiCall *c, int dirfd, const char *path, uint64_t flags, int fd, 
   }
   pti_put_u (&r, id);
   pti_put_u (&r, flags);
-  pti_put_u (&r, n);
-  memcpy (r.p, name, n);
-  r.p += n;
+  pti_put_bytes_string (&r, name, n);
   pti_cap_args_end (&r);
   pti_cap_commit (c, &r);
 }

@@ -1233,9 +1233,7 @@ pti_w_File_open (MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_
   }
   pti_cap_put_comm (&r, cid);
   pti_put_u (&r, id);
-  pti_put_u (&r, n);
-  memcpy (r.p, name, n);
-  r.p += n;
+  pti_put_bytes_string (&r, name, n);
   pti_cap_args_end (&r);
   pti_cap_commit (&c, &r);
   return rc;
