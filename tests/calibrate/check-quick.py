@@ -68,8 +68,8 @@ def preceded_by_comments(text, tags):
     return missing
 
 
-def predicted(ptieval, system, workload, *defines):
-    args = [ptieval, system, workload, '--json']
+def predicted(ptieval, system, workload, *defines, options=()):
+    args = [ptieval, *options, system, workload, '--json']
     for d in defines:
         args += ['-D', d]
     r = subprocess.run(args, capture_output=True, text=True)
@@ -155,6 +155,21 @@ def main():
         got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
                                                            'compute.xml'), 'n=%d' % n)
         check('pti prices n multiply-adds at n (LFOR + CMLL + INLL + MFDL + AFDL) of the file',
+              got is not None and abs(got - want) <= 1e-9 * want,
+              'predicted %s, closed form %s %s' % (got, want, err))
+        # The system names its memory profile for cpu-mem, which loads it:
+        # without a memory signature it prices as cpu-clc does.
+        cm = root.find('.//cpu_mem')
+        caches = [int(c.get('bytes')) for c in cm.findall('cache')] if cm is not None else []
+        check('<cpu_mem profile="host.memory.xml"> names the profile, caches ascending',
+              cm is not None and cm.get('profile') == 'host.memory.xml'
+              and caches == sorted(caches) and len(set(caches)) == len(caches),
+              ET.tostring(cm).decode() if cm is not None else 'no <cpu_mem>')
+        want = n * (cost['LFOR'] + cost['CMLL'] + cost['INLL'] + cost['MFDL'] + cost['AFDL'])
+        got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
+                                                           'compute.xml'), 'n=%d' % n,
+                             options=('--use-model', 'host=cpu-mem'))
+        check('cpu-mem on the written profile prices the same n multiply-adds (no signature)',
               got is not None and abs(got - want) <= 1e-9 * want,
               'predicted %s, closed form %s %s' % (got, want, err))
         if mpi:
