@@ -138,8 +138,10 @@ def main():
               sorted(got) == sorted(codes), 'missing %s, extra %s'
               % (sorted(set(codes) - set(got)), sorted(set(got) - set(codes))))
         check('every cost is a non-negative decimal', not bad, 'not: %s' % bad)
-        missing = preceded_by_comments(text, codes + ['latency', 'bandwidth', 'send_overhead',
-                                                      'recv_overhead', 'eager_limit'])
+        # a size piece's comment comes before the piece, which holds its two figures
+        pieceless = re.sub(r'(<piece\b[^>]*>).*?</piece>', r'\1', text)
+        missing = preceded_by_comments(pieceless, codes + ['latency', 'bandwidth', 'send_overhead',
+                                                           'recv_overhead', 'eager_limit', 'piece'])
         check('every figure of the system file has a comment before it', not missing,
               'no comment before %s' % missing[:10])
         ptext = open(profile, encoding='utf-8').read()
@@ -175,6 +177,13 @@ def main():
         if mpi:
             ns = root.find('.//net_simple')
             L, B = seconds(ns.find('latency')), float(ns.find('bandwidth').text) * 1e6
+            # the first size piece that holds 8 bytes, if any, prices it
+            ups = [int(p.get('up_to')) for p in ns.findall('piece')]
+            check('size pieces go by increasing up_to', ups == sorted(set(ups)), ups)
+            for p in ns.findall('piece'):
+                if int(p.get('up_to')) >= 8:
+                    L, B = seconds(p.find('latency')), float(p.find('bandwidth').text) * 1e6
+                    break
             os_, or_ = seconds(ns.find('send_overhead')), seconds(ns.find('recv_overhead'))
             eager = int(ns.find('eager_limit').text)
             want = os_ + L + 8 / B + or_ if 8 <= eager else os_ + 3 * L + 8 / B + or_
