@@ -19,7 +19,7 @@ steady state instead: two runs, niter = N1 and N2, differ by exactly
 N2 - N1 outer iterations, so H(N2) - H(N1), bin by bin, is the histogram
 of those iterations, given scale 1 / (N2 - N1); --niters N divides one
 run's histogram by its N + 1 iterations.  lackey's cost is what decides:
-class W's first iteration alone is about 20 minutes here.
+class S's first iteration alone took 9 minutes on the shared host.
 
 The workload.  The variant is made from wsl/examples/cg.xml itself, so its
 messages and operation counts are cg.xml's by construction: every
@@ -107,7 +107,7 @@ def measure_hist(args, cls, niter):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError('%s failed (%d):\n%s' % (' '.join(cmd), r.returncode, r.stderr[-4000:]))
-    print('# %s: %.0f s under ptireuse' % (' '.join(cmd[5:]), time.monotonic() - t0),
+    print('# %s: %.0f s under ptireuse' % (' '.join(cmd[6:]), time.monotonic() - t0),
           file=sys.stderr)
     return read_hist(out)
 
