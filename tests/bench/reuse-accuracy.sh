@@ -18,7 +18,7 @@
 # --system: default configs/epyc_vm_2cpu.xml (its <cpu_mem> has the caches).
 # --keep: take the histograms already in BUILD_DIR/reuse-accuracy.
 # Slow: lackey slows CG thousands of times, and traces MPI_Init too (class
-# S's first iteration took 9 minutes on the shared host, W's over 30).
+# S's first iteration took 9 minutes on the shared host, W's 29).
 # Needs valgrind, mpicc and mpirun (Debian: valgrind, libopenmpi-dev).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
