@@ -2,15 +2,15 @@
 # Benchmark: NAS CG's time predicted with a measured reuse-distance
 # histogram as cpu-mem's memory signature (issue 15.3, the time check).
 #
-#   tests/bench/reuse-accuracy.sh [--classes LIST] [--niters N | N1,N2]
+#   tests/bench/reuse-accuracy.sh [--classes LIST] [--niters N]
 #       [--measurements FILE] [--runs N] [--system FILE] [--keep] [BUILD_DIR]
 #
 # Measures CG's histograms with ptireuse --region (tests/accuracy/programs/
 # cg-real.c, 1 rank, an MPI singleton under valgrind lackey) for --classes
 # (default S,W), makes the variant of wsl/examples/cg.xml whose memory
-# signature is the histogram of one outer iteration (--niters 0, the
-# default: a run of the first outer iteration alone; N1,N2: the difference
-# of two runs, the steady state; reuse-accuracy.py says why), and prints
+# signature is the histogram of one outer iteration (that of a run of
+# niter = N divided by its N + 1 iterations; default N = 0, the first
+# iteration alone; reuse-accuracy.py says why), and prints
 # one table: class, ranks, measured, then cpu-clc, cpu-mem with cg.xml's
 # pattern signatures and cpu-mem with the histogram, each with its error.
 # --measurements FILE: accuracy.sh's measured times (its JSON); without it
