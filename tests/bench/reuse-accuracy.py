@@ -20,9 +20,9 @@ changes the prediction by 0.03%).  The difference of two runs, H(N2) -
 H(N1), would be the steady state alone, but the runs are not identical
 but for their iterations: class S's niter = 1 has one cold reference and
 a few at distance 16K-32K lines fewer than niter = 0 (references outside
-the kernel's loops differ), so the difference is not a histogram.  lackey's cost is what
-decides: class S's first iteration alone took 9 minutes on the shared
-host.
+the kernel's loops differ), so the difference is not a histogram.
+lackey's cost is what decides: class S's first iteration alone took 9
+minutes on the shared host.
 
 The workload.  The variant is made from wsl/examples/cg.xml itself, so its
 messages and operation counts are cg.xml's by construction: every
