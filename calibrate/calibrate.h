@@ -111,6 +111,7 @@ typedef struct {
   guint64 memory_bytes;
   char *caches;           /* "L1d 48 KiB, L1i 32 KiB, L2 1 MiB, L3 ..." */
   guint64 last_cache_bytes;
+  guint64 data_cache_bytes[4]; /* data or unified caches, level 1 up, as reported; 0: none */
   char *kernel;           /* uname -srm */
   char *hostname;
   char *thp;              /* transparent huge pages setting */

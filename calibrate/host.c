@@ -125,24 +125,30 @@ cal_host_read (CalHost *h)
     const char *t = type == NULL ? "" : strcmp (type, "Data") == 0 ? "d"
                                       : strcmp (type, "Instruction") == 0 ? "i" : "";
     g_string_append_printf (caches, "%sL%s%s %s", caches->len ? ", " : "", level, t, hb);
-    if (type == NULL || strcmp (type, "Instruction") != 0)
+    if (type == NULL || strcmp (type, "Instruction") != 0) {
       h->last_cache_bytes = MAX (h->last_cache_bytes, bytes);
+      guint64 lv = g_ascii_strtoull (level, NULL, 10);
+      if (lv >= 1 && lv <= G_N_ELEMENTS (h->data_cache_bytes))
+        h->data_cache_bytes[lv - 1] = bytes;
+    }
   }
   if (caches->len == 0) {
     /* No sysfs cache directory (some virtual machines): what the C
      * library reads from the CPU itself. */
-    static const struct { int name; const char *label; } levels[] = {
-      { _SC_LEVEL1_DCACHE_SIZE, "L1d" }, { _SC_LEVEL1_ICACHE_SIZE, "L1i" },
-      { _SC_LEVEL2_CACHE_SIZE, "L2" }, { _SC_LEVEL3_CACHE_SIZE, "L3" },
-      { _SC_LEVEL4_CACHE_SIZE, "L4" } };
+    static const struct { int name; const char *label; int level; } levels[] = {
+      { _SC_LEVEL1_DCACHE_SIZE, "L1d", 1 }, { _SC_LEVEL1_ICACHE_SIZE, "L1i", 0 },
+      { _SC_LEVEL2_CACHE_SIZE, "L2", 2 }, { _SC_LEVEL3_CACHE_SIZE, "L3", 3 },
+      { _SC_LEVEL4_CACHE_SIZE, "L4", 4 } };
     for (guint i = 0; i < G_N_ELEMENTS (levels); i++) {
       long v = sysconf (levels[i].name);
       if (v <= 0)
         continue;
       g_autofree char *hb = human_bytes ((guint64) v);
       g_string_append_printf (caches, "%s%s %s", caches->len ? ", " : "", levels[i].label, hb);
-      if (levels[i].name != _SC_LEVEL1_ICACHE_SIZE)
+      if (levels[i].level > 0) {
         h->last_cache_bytes = MAX (h->last_cache_bytes, (guint64) v);
+        h->data_cache_bytes[levels[i].level - 1] = (guint64) v;
+      }
     }
   }
   h->caches = g_string_free (caches, caches->len == 0);

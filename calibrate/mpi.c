@@ -41,6 +41,60 @@ fmt_bytes (double b)
   return cal_strdup_printf ("%g B", b);
 }
 
+/* net-simple's size pieces from the piecewise fit of the one-way times
+ * (models/net-simple/README.md): a piece of one-way time a + n b prices a
+ * message with L = a - o_s - o_r when eager, less also the two 0-byte
+ * handshake messages (2 L of the first piece) when rendezvous, and B =
+ * 1/b.  A piece extends to the next one's first size (or the eager limit,
+ * where the protocol changes); they stop at the first the fit cannot
+ * express (no positive cost per byte, or a negative latency: the large,
+ * noisy sizes), above which the overall L and B apply. */
+static void
+append_pieces (GString *xml, const CalNet *net, const CalPiece *pieces, guint npieces)
+{
+  double overheads = net->send_overhead + net->recv_overhead, l_first = NAN;
+  g_autoptr (GString) body = g_string_new (NULL);
+  guint written = 0;
+  double covered = 0;
+  for (guint k = 0; k < npieces; k++) {
+    const CalPiece *p = &pieces[k];
+    gboolean rendezvous = p->lo > (double) net->eager_limit;
+    double rest = p->a - overheads;
+    double l = k == 0 ? (rendezvous ? rest / 3 : rest) : (rendezvous ? rest - 2 * l_first : rest);
+    if (k == 0)
+      l_first = l;
+    if (!(l >= 0) || !(p->b > 0))
+      break;
+    double up_to = k + 1 < npieces ? pieces[k + 1].lo - 1 : p->hi;
+    if (p->hi <= (double) net->eager_limit && up_to > (double) net->eager_limit)
+      up_to = (double) net->eager_limit;
+    g_autofree char *d_l = cal_decimal (l * 1e9, 4);
+    g_autofree char *d_b = cal_decimal (1e-6 / p->b, 4);
+    g_autofree char *c = cal_strdup_printf (
+      "%s messages of %.0f to %.0f B measured: a = %.4g ns, b = %.4g ps/B (largest error "
+      "%.1f%%), so L = %.4g ns%s and B = %s MB/s", rendezvous ? "Rendezvous" : "Eager", p->lo,
+      p->hi, p->a * 1e9, p->b * 1e12, 100 * p->max_err, l * 1e9,
+      k == 0 ? "" : rendezvous ? " (less the handshake)" : "", d_b);
+    cal_xml_comment (body, 6, c);
+    g_string_append_printf (body, "      <piece up_to=\"%.0f\"><latency unit=\"ns\">%s</latency>"
+                            "<bandwidth unit=\"MB/s\">%s</bandwidth></piece>\n", up_to, d_l, d_b);
+    written++;
+    covered = up_to;
+  }
+  if (written == 0)
+    return;
+  g_autofree char *c = cal_strdup_printf (
+    "Size pieces (net-simple prices a message with the first piece whose up_to is at least its "
+    "size): the piecewise fit in the table below, t = a + n b, as L = a - o_s - o_r for an "
+    "eager piece and also less the two 0-byte handshake messages (2 x the first piece's L) for "
+    "a rendezvous one, B = 1/b.  %u of the fit's %u pieces, to %.0f bytes; above, L and B "
+    "above%s.", written, npieces, covered,
+    written < npieces ? " (the next piece of the fit has no positive latency or cost per byte)"
+                      : "");
+  cal_xml_comment (xml, 6, c);
+  g_string_append (xml, body->str);
+}
+
 gboolean
 cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GString *placement,
                  GString *report, GError **error)
@@ -208,6 +262,7 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   g_autofree char *v_or = g_strdup_printf ("      <recv_overhead unit=\"ns\">%s</recv_overhead>\n",
                                            d_or);
   g_string_append (xml, v_or);
+  append_pieces (xml, &net, pieces, npieces);
   g_autofree char *c_e = cal_strdup_printf ("eager limit: %s", eager_text);
   cal_xml_comment (xml, 6, c_e);
   g_string_append_printf (xml, "      <eager_limit unit=\"B\">%" G_GUINT64_FORMAT "</eager_limit>\n",

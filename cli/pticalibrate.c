@@ -145,6 +145,36 @@ default_profile_path (const char *system_path)
   return g_strdup_printf ("%s.memory.xml", system_path);
 }
 
+/* The system file's <cpu_mem>: the profile by reference (relative to the
+ * system file when they share a directory, as cpu-mem resolves it;
+ * absolute otherwise, or when @system_path is NULL: standard output) and
+ * the data caches the host reports, for reuse-distance histograms. */
+static void
+append_cpu_mem (GString *doc, const char *system_path, const char *profile_path,
+                const CalHost *host)
+{
+  g_autofree char *sys_dir = system_path ? g_path_get_dirname (system_path) : NULL;
+  g_autofree char *prof_dir = g_path_get_dirname (profile_path);
+  g_autofree char *reference = sys_dir != NULL && strcmp (sys_dir, prof_dir) == 0
+                                 ? g_path_get_basename (profile_path)
+                                 : g_canonicalize_filename (profile_path, NULL);
+  cal_xml_comment (doc, 4, "The memory-aware CPU model (models/cpu-mem/README.md): the operation "
+                           "costs above plus the workloads' memory signatures priced by the "
+                           "profile measured with this file.  Not the active model (the first, "
+                           "cpu-clc, is): choose it with ptieval's option use-model, "
+                           "host=cpu-mem.  Cache levels: the data caches as the system reports "
+                           "them; check the last against the profile's unit-stride bandwidth, "
+                           "which falls past it (a virtual machine may report a cache it does "
+                           "not have).");
+  g_autofree char *escaped = g_markup_escape_text (reference, -1);
+  g_string_append_printf (doc, "    <cpu_mem profile=\"%s\">\n", escaped);
+  for (guint i = 0; i < G_N_ELEMENTS (host->data_cache_bytes); i++)
+    if (host->data_cache_bytes[i] > 0)
+      g_string_append_printf (doc, "      <cache name=\"L%u\" bytes=\"%" G_GUINT64_FORMAT "\"/>\n",
+                              i + 1, host->data_cache_bytes[i]);
+  g_string_append (doc, "    </cpu_mem>\n");
+}
+
 static int
 fail (GError *error)
 {
@@ -312,7 +342,7 @@ calibrate (const Options *o, GError **error)
   g_autofree char *cmd_text = command_text (o);
   g_autofree char *profile_text =
     o->do_memory ? g_strdup_printf ("The memory profile is in %s (models/cpu-mem/cpu-mem.xsd), "
-                                    "for the memory-aware CPU model that will read it.",
+                                    "which the computer's <cpu_mem> names.",
                                     o->profile_path)
                  : g_strdup ("No memory profile was written.");
   g_autofree char *header = cal_strdup_printf (
@@ -331,9 +361,28 @@ calibrate (const Options *o, GError **error)
   g_string_append_printf (doc, "  <computer name=\"host\" count=\"1\" cpus=\"%u\">\n",
                           host.cpus_online);
   g_string_append (doc, cpu_xml->len ? cpu_xml->str : "    <cpu_clc unit=\"ns\"/>\n");
+  if (o->do_memory)
+    append_cpu_mem (doc, o->output, o->profile_path, &host);
   g_string_append (doc, net_xml->str);
   g_string_append (doc, "  </computer>\n</system>\n");
   cal_host_clear (&host);
+
+  /* ---- the memory profile: before the system file, which names it ---- */
+  if (o->do_memory) {
+    g_autoptr (GString) mdoc = g_string_new ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    g_autofree char *mhead = cal_strdup_printf (
+      "The memory profile of this host as pticalibrate %s measured it on %s (%s run): %s.\n"
+      "%s\n%s\nIts system file: %s.  The memory-aware CPU model (models/cpu-mem/README.md) "
+      "reads it through the <cpu_mem profile=...> of the system file's computer.", PTI_VERSION,
+      date, o->quick ? "quick" : "full", cmd_text, machine, load_text,
+      o->output ? o->output : "standard output");
+    cal_xml_comment (mdoc, 0, mhead);
+    g_string_append (mdoc, "<cpu_mem>\n");
+    g_string_append (mdoc, mem_xml->str);
+    g_string_append (mdoc, "</cpu_mem>\n");
+    if (!output_commit (o->mem_out, mdoc->str, error) || !check_profile (o->profile_path, error))
+      return FALSE;
+  }
 
   if (o->output != NULL) {
     if (!output_commit (o->sys_out, doc->str, error) || !check_system (o->output, error))
@@ -351,22 +400,6 @@ calibrate (const Options *o, GError **error)
     }
   }
 
-  /* ---- the memory profile ---- */
-  if (o->do_memory) {
-    g_autoptr (GString) mdoc = g_string_new ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    g_autofree char *mhead = cal_strdup_printf (
-      "The memory profile of this host as pticalibrate %s measured it on %s (%s run): %s.\n"
-      "%s\n%s\nIts system file: %s.  The memory-aware CPU model (models/cpu-mem/README.md) "
-      "will read it as the <cpu_mem> element of the computer.", PTI_VERSION, date,
-      o->quick ? "quick" : "full", cmd_text, machine, load_text,
-      o->output ? o->output : "standard output");
-    cal_xml_comment (mdoc, 0, mhead);
-    g_string_append (mdoc, "<cpu_mem>\n");
-    g_string_append (mdoc, mem_xml->str);
-    g_string_append (mdoc, "</cpu_mem>\n");
-    if (!output_commit (o->mem_out, mdoc->str, error) || !check_profile (o->profile_path, error))
-      return FALSE;
-  }
   if (o->progress) {
     g_printerr ("pticalibrate: done in %.0f s (load average %.2f before, %.2f after):\n%s",
                 seconds, load_before, load_after, report->str);

@@ -4,16 +4,28 @@
  *   latency/bandwidth:  injected = t + n/B          arrived = t + L + n/B
  *   LogGP:              t' = max(t, last_t(src) + g)
  *                       injected = t' + (n-1)G       arrived = injected + L
+ * The latency/bandwidth form may give size pieces, each its own L and B for
+ * messages up to its size (a piecewise fit of measured one-way times).
  * Per-message CPU overheads (o_s, o_r; both o in LogGP) are charged by the
  * engine through send_overhead / recv_overhead.  The gap is the only state:
  * the engine calls transfer() in non-decreasing start order, so remembering
  * the last injection start per port is enough. */
 #include <pti/hmi.h>
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 extern const char pti_net_simple_xsd[];
+
+/* The schema's limit: a few pieces in practice, so a linear scan per message. */
+#define MAX_PIECES 64
+
+typedef struct {
+  guint64 up_to;          /* bytes, inclusive */
+  double latency;         /* s */
+  double bandwidth;       /* bytes/s */
+} Piece;
 
 typedef struct {
   gboolean loggp;
@@ -27,6 +39,8 @@ typedef struct {
   double *last_start;     /* per source port: start of the last message (LogGP gap) */
   guint n_ports;
   guint64 changes;        /* parameter changes applied so far */
+  guint n_pieces;
+  Piece pieces[MAX_PIECES]; /* by increasing up_to; above the last: latency, bandwidth */
 } NetSimple;
 
 #define DEFAULT_EAGER_LIMIT 65536u
@@ -55,6 +69,29 @@ net_simple_configure (gpointer instance, const xmlNode *config, GError **error)
     if (pti_config_child (config, "recv_overhead") != NULL
         && !pti_config_get_time (config, "recv_overhead", &self->recv_overhead, error))
       return FALSE;
+    for (const xmlNode *c = config->children; c != NULL; c = c->next) {
+      if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "piece") != 0)
+        continue;
+      if (self->n_pieces == MAX_PIECES)
+        return pti_node_error (error, c, "more than %d pieces", MAX_PIECES);
+      Piece *p = &self->pieces[self->n_pieces];
+      xmlChar *up_to = xmlGetProp (c, (const xmlChar *) "up_to");
+      char *end = NULL;
+      errno = 0;
+      p->up_to = up_to != NULL ? g_ascii_strtoull ((const char *) up_to, &end, 10) : 0;
+      gboolean bad = up_to == NULL || errno != 0 || end == (char *) up_to || *end != '\0';
+      xmlFree (up_to);
+      if (bad)
+        return pti_node_error (error, c, "up_to must be a number of bytes below 2^64");
+      if (self->n_pieces > 0 && p->up_to <= self->pieces[self->n_pieces - 1].up_to)
+        return pti_node_error (error, c, "up_to=\"%" G_GUINT64_FORMAT "\" does not follow the "
+                               "previous piece's %" G_GUINT64_FORMAT ": pieces go by increasing "
+                               "size", p->up_to, self->pieces[self->n_pieces - 1].up_to);
+      if (!pti_config_get_time (c, "latency", &p->latency, error)
+          || !pti_config_get_bandwidth (c, "bandwidth", &p->bandwidth, error))
+        return FALSE;
+      self->n_pieces++;
+    }
   }
   self->eager_limit = DEFAULT_EAGER_LIMIT;
   if (pti_config_child (config, "eager_limit") != NULL
@@ -109,9 +146,16 @@ net_simple_transfer (gpointer instance, guint32 src_port, guint32 dst_port, guin
   NetSimple *self = instance;
 
   if (!self->loggp) {
-    double wire = (double) bytes / self->bandwidth;
+    double latency = self->latency, bandwidth = self->bandwidth;
+    for (guint i = 0; i < self->n_pieces; i++)
+      if (bytes <= self->pieces[i].up_to) {
+        latency = self->pieces[i].latency;
+        bandwidth = self->pieces[i].bandwidth;
+        break;
+      }
+    double wire = (double) bytes / bandwidth;
     out->injected = start + wire;
-    out->arrived = start + self->latency + wire;
+    out->arrived = start + latency + wire;
     return;
   }
   ensure_port (self, src_port);
@@ -134,6 +178,15 @@ net_simple_reconfigure (gpointer instance, const char *element, const char *sele
   if (selector != NULL) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "net-simple has no parts to choose: '%s[%s]' takes no [...]", element, selector);
+    return FALSE;
+  }
+  if (self->n_pieces > 0
+      && (strcmp (element, "bandwidth") == 0 || strcmp (element, "latency") == 0)) {
+    /* which piece a sensor's one figure would be for is not known */
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "net-simple with size pieces cannot change '%s' during an evaluation (it has "
+                 "a latency and a bandwidth per piece); it can change send_overhead and "
+                 "recv_overhead", element);
     return FALSE;
   }
   if (strcmp (element, "bandwidth") == 0 && !self->loggp) {
@@ -208,6 +261,9 @@ static const PtiModelParam net_simple_params[] = {
   { "bandwidth", "bandwidth (unit attribute: B/s ... GB/s, b/s ... Gb/s)", NULL,
     "point-to-point bandwidth B; a message of n bytes occupies the wire for n/B" },
   { "send_overhead", "time", "0", "CPU time o_s the sender spends per message" },
+  { "piece[@up_to]/latency, piece[@up_to]/bandwidth", "time, bandwidth", "none",
+    "size pieces: messages of up_to bytes or fewer (above the previous piece) use their own L "
+    "and B; above the last piece, latency and bandwidth" },
   { "recv_overhead", "time", "0", "CPU time o_r the receiver spends per message" },
   { "loggp/L, loggp/o, loggp/g, loggp/G", "time", NULL,
     "the LogGP form instead: latency, overhead (both ends), gap between messages, gap per byte" },

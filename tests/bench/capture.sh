@@ -37,7 +37,7 @@
 #
 # Two cores are shared with other work on the machines this runs on: trust
 # the medians, and the spreads say how much.  On a quiet 2-core host the
-# whole run (--runs 5) takes about 25 minutes: NetPIPE and HPC Challenge
+# whole run (--runs 5) takes about 18 minutes: NetPIPE and HPC Challenge
 # are most of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,6 +58,7 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$root" --buildtype=release >/dev/null
 fi
 meson compile -C "$build" >/dev/null
+build=$(cd "$build" && pwd)   # the runs happen in a temporary directory
 pticapture=$build/cli/pticapture
 ptieval=$build/cli/ptieval
 export PTI_CAPTURE_LIBRARY=$build/capture/libpticapture.so

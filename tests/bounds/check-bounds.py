@@ -240,6 +240,44 @@ with tempfile.TemporaryDirectory() as tmp:
     check(not xmllint(workload_xsd, os.path.join(data, "bad-derive.xml")),
           "xmllint: <derive min max> invalid")
 
+# A file system's costs as ranges (io-pfs): the checkpoint of tests/io on
+# pfs4.xml with its server latency in [0.5, 2] ms (nominal 1) and write
+# bandwidth in [50, 200] MB/s (nominal 100).  Both senses are known (a time:
+# slower when higher; a bandwidth: faster), so one run per bound, and each
+# bound is the nominal prediction of the system written at that corner.
+pfs4 = open(os.path.join(root, "tests", "io", "data", "pfs4.xml")).read()
+checkpoint = os.path.join(root, "tests", "io", "data", "checkpoint.xml")
+lat_nominal = '<latency unit="ms">1</latency>'
+bw_nominal = '<write_bandwidth unit="MB/s">100</write_bandwidth>'
+with tempfile.TemporaryDirectory() as tmp:
+    def pfs_system(name, latency, bandwidth):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(pfs4.replace(lat_nominal, latency).replace(bw_nominal, bandwidth))
+        return path
+
+    def predicted(system):
+        rc, out, err = run("--json", system, checkpoint)
+        return json.loads(out)["predicted_time_s"] if rc == 0 else None
+
+    ranged_pfs = pfs_system("ranged.xml", '<latency unit="ms" min="0.5" max="2">1</latency>',
+                            '<write_bandwidth unit="MB/s" min="50" max="200">100</write_bandwidth>')
+    fast = predicted(pfs_system("fast.xml", '<latency unit="ms">0.5</latency>',
+                                '<write_bandwidth unit="MB/s">200</write_bandwidth>'))
+    slow = predicted(pfs_system("slow.xml", '<latency unit="ms">2</latency>',
+                                '<write_bandwidth unit="MB/s">50</write_bandwidth>'))
+    nominal = predicted(os.path.join(root, "tests", "io", "data", "pfs4.xml"))
+    check(None not in (fast, slow, nominal) and fast < nominal < slow,
+          "io-pfs corners: %s < %s < %s" % (fast, nominal, slow))
+    if None not in (fast, slow, nominal):
+        rc, out, err = run("--json", ranged_pfs, checkpoint)
+        b = json.loads(out).get("bounds", {}) if rc == 0 else {}
+        check(rc == 0 and close(json.loads(out)["predicted_time_s"], nominal)
+              and close(b.get("lower_s", -1), fast) and close(b.get("upper_s", -1), slow)
+              and b.get("runs") == 2,
+              "io-pfs ranges: bounds %s..%s in %s runs, expected %s..%s in 2 (%s)"
+              % (b.get("lower_s"), b.get("upper_s"), b.get("runs"), fast, slow, err.strip()))
+
 # ptisweep --bounds: the columns time_lower_s and time_upper_s per point.
 # Ping-pong of B bytes on ranged-system.xml: 2 x (L + B / bw); B = 2000:
 # 2 x (2 + 16) = 36 us, 2 x (1 + 10) = 22 us, 2 x (3 + 20) = 46 us.

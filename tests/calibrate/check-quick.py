@@ -68,8 +68,8 @@ def preceded_by_comments(text, tags):
     return missing
 
 
-def predicted(ptieval, system, workload, *defines):
-    args = [ptieval, system, workload, '--json']
+def predicted(ptieval, system, workload, *defines, options=()):
+    args = [ptieval, *options, system, workload, '--json']
     for d in defines:
         args += ['-D', d]
     r = subprocess.run(args, capture_output=True, text=True)
@@ -138,8 +138,10 @@ def main():
               sorted(got) == sorted(codes), 'missing %s, extra %s'
               % (sorted(set(codes) - set(got)), sorted(set(got) - set(codes))))
         check('every cost is a non-negative decimal', not bad, 'not: %s' % bad)
-        missing = preceded_by_comments(text, codes + ['latency', 'bandwidth', 'send_overhead',
-                                                      'recv_overhead', 'eager_limit'])
+        # a size piece's comment comes before the piece, which holds its two figures
+        pieceless = re.sub(r'(<piece\b[^>]*>).*?</piece>', r'\1', text)
+        missing = preceded_by_comments(pieceless, codes + ['latency', 'bandwidth', 'send_overhead',
+                                                           'recv_overhead', 'eager_limit', 'piece'])
         check('every figure of the system file has a comment before it', not missing,
               'no comment before %s' % missing[:10])
         ptext = open(profile, encoding='utf-8').read()
@@ -157,9 +159,31 @@ def main():
         check('pti prices n multiply-adds at n (LFOR + CMLL + INLL + MFDL + AFDL) of the file',
               got is not None and abs(got - want) <= 1e-9 * want,
               'predicted %s, closed form %s %s' % (got, want, err))
+        # The system names its memory profile for cpu-mem, which loads it:
+        # without a memory signature it prices as cpu-clc does.
+        cm = root.find('.//cpu_mem')
+        caches = [int(c.get('bytes')) for c in cm.findall('cache')] if cm is not None else []
+        check('<cpu_mem profile="host.memory.xml"> names the profile, caches ascending',
+              cm is not None and cm.get('profile') == 'host.memory.xml'
+              and caches == sorted(caches) and len(set(caches)) == len(caches),
+              ET.tostring(cm).decode() if cm is not None else 'no <cpu_mem>')
+        want = n * (cost['LFOR'] + cost['CMLL'] + cost['INLL'] + cost['MFDL'] + cost['AFDL'])
+        got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
+                                                           'compute.xml'), 'n=%d' % n,
+                             options=('--use-model', 'host=cpu-mem'))
+        check('cpu-mem on the written profile prices the same n multiply-adds (no signature)',
+              got is not None and abs(got - want) <= 1e-9 * want,
+              'predicted %s, closed form %s %s' % (got, want, err))
         if mpi:
             ns = root.find('.//net_simple')
             L, B = seconds(ns.find('latency')), float(ns.find('bandwidth').text) * 1e6
+            # the first size piece that holds 8 bytes, if any, prices it
+            ups = [int(p.get('up_to')) for p in ns.findall('piece')]
+            check('size pieces go by increasing up_to', ups == sorted(set(ups)), ups)
+            for p in ns.findall('piece'):
+                if int(p.get('up_to')) >= 8:
+                    L, B = seconds(p.find('latency')), float(p.find('bandwidth').text) * 1e6
+                    break
             os_, or_ = seconds(ns.find('send_overhead')), seconds(ns.find('recv_overhead'))
             eager = int(ns.find('eager_limit').text)
             want = os_ + L + 8 / B + or_ if 8 <= eager else os_ + 3 * L + 8 / B + or_

@@ -258,6 +258,59 @@ test_loggp_gap (void)
   assert_time (result (ctx, 0).end, 4 * US);
 }
 
+/* Size pieces (net-simple): L = 1 us, B = 1000 MB/s up to 100 bytes; L = 5
+ * us, B = 50 MB/s up to 10,000 bytes; above, the top-level L = 10 us and
+ * B = 100 MB/s; o_s = 2 us, o_r = 3 us, eager up to 16,384 bytes.  One
+ * message to a receive posted at 0 ends at o_s + L + n/B + o_r:
+ *   100 B:   2 + 1 + 0.1 + 3      =   6.1 us (first piece, its last size)
+ *   101 B:   2 + 5 + 2.02 + 3     =  12.02 us (second piece)
+ *   10000 B: 2 + 5 + 200 + 3      = 210 us
+ *   10001 B: 2 + 10 + 100.01 + 3  = 115.01 us (above the pieces)
+ *   20000 B: rendezvous, its 0-byte request and answer in the first piece:
+ *            2 + 1 + 1 + (10 + 200) + 3 = 217 us. */
+static const char *const net_simple_pieces =
+  "<net_simple><latency unit='us'>10</latency><bandwidth unit='MB/s'>100</bandwidth>"
+  "<send_overhead unit='us'>2</send_overhead><recv_overhead unit='us'>3</recv_overhead>"
+  "<piece up_to='100'><latency unit='us'>1</latency><bandwidth unit='MB/s'>1000</bandwidth></piece>"
+  "<piece up_to='10000'><latency unit='us'>5</latency><bandwidth unit='MB/s'>50</bandwidth></piece>"
+  "<eager_limit unit='B'>16384</eager_limit></net_simple>";
+
+static void
+test_pieces (void)
+{
+  static const struct { guint64 bytes; double end_us; } cases[] = {
+    { 100, 6.1 }, { 101, 12.02 }, { 10000, 210 }, { 10001, 115.01 }, { 20000, 217 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (PtiContext) ctx = context_new (2, net_simple_pieces);
+    g_autoptr (GError) error = NULL;
+    g_assert_true (pti_mpi_recv (ctx, 1, 0, cases[i].bytes, 0, &error));
+    g_assert_true (pti_mpi_send (ctx, 0, 1, cases[i].bytes, 0, &error));
+    evaluate (ctx);
+    assert_time (result (ctx, 1).end, cases[i].end_us * US);
+  }
+
+  /* Pieces out of order, and a live change a piece would make ambiguous. */
+  g_autofree char *tmp = g_dir_make_tmp ("pti-engine-XXXXXX", NULL);
+  g_autofree char *bad = g_strdup (net_simple_pieces);
+  memcpy (strstr (bad, "up_to='10000'"), "up_to='00050'", strlen ("up_to='00050'"));
+  g_autofree char *system = write_system (tmp, 2, bad);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PtiContext) none = pti_context_new (system, NULL, &error);
+  g_assert_null (none);
+  g_assert_nonnull (error);
+  if (strstr (error->message, "up_to=\"50\" does not follow the previous piece's 100") == NULL)
+    g_error ("unexpected error: %s", error->message);
+  g_unlink (system);
+  g_rmdir (tmp);
+  g_autoptr (PtiContext) ctx = context_new (2, net_simple_pieces);
+  g_clear_error (&error);
+  g_assert_false (pti_context_change_at (ctx, 1e-6, "net", "latency", "2us", &error));
+  g_assert_nonnull (error);
+  if (strstr (error->message, "net-simple with size pieces cannot change 'latency'") == NULL)
+    g_error ("unexpected error: %s", error->message);
+}
+
 /* Computations only: stage 1 prices each use with the parameters bound at
  * that moment.  N = 10: 10 x 3.75 = 37.5 us; then N = 4: 15 us. */
 static void
@@ -1121,6 +1174,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/tag-matching", test_tag_matching);
   g_test_add_func ("/engine/bcast-binomial", test_bcast_binomial);
   g_test_add_func ("/engine/loggp-gap", test_loggp_gap);
+  g_test_add_func ("/engine/net-simple-pieces", test_pieces);
   g_test_add_func ("/engine/compute-parameters", test_compute_parameters);
   g_test_add_func ("/engine/deadlock", test_deadlock);
   g_test_add_func ("/engine/deadlock-rendezvous", test_deadlock_rendezvous);

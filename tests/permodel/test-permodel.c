@@ -223,6 +223,32 @@ test_stream_pipe (void)
   assert_time (rank_end (f, 1), 230e-6);
 }
 
+/* The same from a monitoring process serving a unix socket
+ * (socket-feed.py); a socket nobody serves is an error naming it. */
+static void
+test_stream_socket (void)
+{
+  g_autoptr (Run) r = sh ("rm -f $TMP/sock; "
+                          "(printf 'until 10us\\n50us cpu:node available[2] 0\\n'; sleep 0.1; "
+                          " printf 'until 70us\\n80us cpu:node available[2] 1\\n'; sleep 0.1; "
+                          " printf '100us cpu:node speed[1] 0.5\\n') "
+                          "| python3 $DATA/../socket-feed.py $TMP/sock & "
+                          "i=0; while [ ! -S $TMP/sock ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
+                          "$PTIEVAL --json --changes-stream $TMP/sock $DATA/system.xml "
+                          "$DATA/one-compute.xml; s=$?; wait; exit $s");
+  g_assert_cmpint (exit_code (r), ==, 0);
+  assert_time (predicted (r), 300e-6);
+  assert_time (rank_end (r, 1), 230e-6);
+
+  g_autoptr (Run) dead = sh ("rm -f $TMP/dead; python3 $DATA/../socket-feed.py --no-listen $TMP/dead "
+                             "&& $PTIEVAL --changes-stream $TMP/dead $DATA/system.xml "
+                             "$DATA/one-compute.xml");
+  g_assert_cmpint (exit_code (dead), ==, 1);   /* an I/O error, as an unreadable changes file */
+  if (!g_str_has_prefix (dead->err, "ptieval: error: changes stream ")
+      || strstr (dead->err, "/dead: cannot connect: Connection refused\n") == NULL)
+    g_error ("unexpected error for a socket nobody serves: %s", dead->err);
+}
+
 static void
 test_stream_errors (void)
 {
@@ -288,6 +314,7 @@ main (int argc, char **argv)
   g_test_add_func ("/permodel/wsl", test_wsl);
   g_test_add_func ("/sensor/changes-file", test_changes_file);
   g_test_add_func ("/sensor/stream-pipe", test_stream_pipe);
+  g_test_add_func ("/sensor/stream-socket", test_stream_socket);
   g_test_add_func ("/sensor/stream-errors", test_stream_errors);
   g_test_add_func ("/sensor/loadsensor", test_sensor);
   int rc = g_test_run ();
