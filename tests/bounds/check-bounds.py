@@ -278,6 +278,16 @@ with tempfile.TemporaryDirectory() as tmp:
               "io-pfs ranges: bounds %s..%s in %s runs, expected %s..%s in 2 (%s)"
               % (b.get("lower_s"), b.get("upper_s"), b.get("runs"), fast, slow, err.strip()))
 
+# A change stream is read once, by the nominal run: bounds need more runs.
+p = subprocess.run([ptieval, "--changes-stream", "-", ranged, os.path.join(data, "pingpong.xml")],
+                   input="", capture_output=True, text=True)
+check(p.returncode == 2 and "--changes-stream -: the changes of a stream are read once, but "
+      "bounds take more evaluations; use --bounds=none" in p.stderr,
+      "ranges with --changes-stream refused: exit %d: %s" % (p.returncode, p.stderr.strip()))
+p = subprocess.run([ptieval, "--bounds=none", "--changes-stream", "-", ranged,
+                    os.path.join(data, "pingpong.xml")], input="", capture_output=True, text=True)
+check(p.returncode == 0, "--bounds=none with --changes-stream: exit %d" % p.returncode)
+
 # ptisweep --bounds: the columns time_lower_s and time_upper_s per point.
 # Ping-pong of B bytes on ranged-system.xml: 2 x (L + B / bw); B = 2000:
 # 2 x (2 + 16) = 36 us, 2 x (1 + 10) = 22 us, 2 x (3 + 20) = 46 us.
