@@ -5,13 +5,12 @@
 #include <pti/hmi.h>
 
 #include "ranges-private.h"
+#include "xml.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <libxml/parser.h>
 
 gboolean
 pti_node_error (GError **error, const xmlNode *node, const char *format, ...)
@@ -311,46 +310,10 @@ pti_config_read_xml (const xmlNode *from, const char *href, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, &len, &local)) {
+  if (!pti_file_read (path, INCLUDE_MAX_BYTES, &text, &len, &local)) {
     pti_node_error (error, from, "cannot read '%s': %s", href, local->message);
     return NULL;
   }
-  if (len > INCLUDE_MAX_BYTES || len > G_MAXINT) {
-    pti_node_error (error, from, "'%s' has %zu bytes, more than the %u an included file may have",
-                    href, len, INCLUDE_MAX_BYTES);
-    return NULL;
-  }
-  xmlParserCtxt *ctxt = xmlNewParserCtxt ();
-  if (ctxt == NULL) {
-    pti_node_error (error, from, "out of memory reading '%s'", href);
-    return NULL;
-  }
-  xmlDoc *doc = xmlCtxtReadMemory (ctxt, text, (int) len, path, NULL,
-                                   XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR
-                                   | XML_PARSE_BIG_LINES);
-  const xmlError *err = xmlCtxtGetLastError (ctxt);
-  gboolean well_formed = ctxt->wellFormed;
-  if (doc == NULL || !well_formed) {
-    g_autofree char *msg = g_strstrip (g_strdup (err && err->message ? err->message
-                                                                     : "unreadable"));
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%d: malformed XML: %s", path,
-                 err ? err->line : 0, msg);
-    xmlFreeDoc (doc);
-    xmlFreeParserCtxt (ctxt);
-    return NULL;
-  }
-  xmlFreeParserCtxt (ctxt);
-  if (doc->intSubset != NULL || doc->extSubset != NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
-                 "%s: a DOCTYPE declaration is not allowed here (entities are never expanded "
-                 "and external files never read)", path);
-    xmlFreeDoc (doc);
-    return NULL;
-  }
-  if (xmlDocGetRootElement (doc) == NULL) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no root element", path);
-    xmlFreeDoc (doc);
-    return NULL;
-  }
-  return doc;
+  /* The one safe reader (xml.h): errors name the included file and line. */
+  return pti_xml_read_memory (text, (gssize) len, path, error);
 }

@@ -2,6 +2,9 @@
  * model folds, with the structure checked here, once for all models. */
 #include <pti/hmi.h>
 
+#include "reuse-private.h"
+
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -198,78 +201,193 @@ static gboolean parse_node (Tree *t, const xmlNode *node, const xmlNs *ns, PtiRu
 
 /* ---- reuse-distance histograms (<reuse>) ---------------------------------- */
 
-/* A non-negative finite number from attribute @name of @node (required). */
-static gboolean
-reuse_number (const xmlNode *node, const char *name, double *out, GError **error)
+/* Attribute @name of @node without its surrounding white space (transfer
+ * full), or NULL. */
+static char *
+attr_text (const xmlNode *node, const char *name)
 {
   xmlChar *v = xmlGetProp (node, (const xmlChar *) name);
-  if (v == NULL)
-    return pti_node_error (error, node, "missing required attribute %s", name);
-  g_autofree char *s = g_strstrip (g_strdup ((const char *) v));
+  char *s = v ? g_strstrip (g_strdup ((const char *) v)) : NULL;
   xmlFree (v);
+  return s;
+}
+
+/* Attribute @name of @node (required): a non-negative finite number in
+ * *@value; with @whole (PTI_REUSE_WHOLE) a whole number below 2^64, also
+ * exactly in *@exact. */
+static gboolean
+reuse_number (const xmlNode *node, const char *name, gboolean whole, double *value,
+              guint64 *exact, GError **error)
+{
+  g_autofree char *s = attr_text (node, name);
+  if (s == NULL)
+    return pti_node_error (error, node, "missing required attribute %s", name);
   char *end = NULL;
+  if (whole) {
+    errno = 0;
+    guint64 u = g_ascii_strtoull (s, &end, 10);
+    /* strtoull would take "-1" for 2^64 - 1 */
+    if (!g_ascii_isdigit (s[s[0] == '+']) || errno != 0 || *end != '\0')
+      return pti_node_error (error, node, "%s=\"%.40s\" is not a count below 2^64", name, s);
+    *exact = u;
+    *value = (double) u;
+    return TRUE;
+  }
   double d = g_ascii_strtod (s, &end);
   if (s[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d) || d < 0)
     return pti_node_error (error, node, "%s=\"%.40s\" is not a non-negative number", name, s);
-  *out = d;
+  *value = d;
   return TRUE;
 }
 
-/* The histogram of a <reuse> element holding it (@node: inline in a RUD,
- * or the root of an included file). */
 static gboolean
-parse_reuse_body (Tree *t, const xmlNode *node, PtiRudReuse *r, GError **error)
+is_power_of_two (guint64 v)
 {
-  double line;
-  if (!reuse_number (node, "line", &line, error)
-      || !reuse_number (node, "references", &r->references, error))
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* The sum of the counts so far plus @count: exactly in *@whole_sum with
+ * @whole (FALSE past 2^64), else in *@sum. */
+static gboolean
+reuse_add (const xmlNode *node, gboolean whole, double count, guint64 whole_count, double *sum,
+           guint64 *whole_sum, GError **error)
+{
+  if (whole && whole_count > G_MAXUINT64 - *whole_sum)
+    return pti_node_error (error, node, "the counts overflow 64 bits");
+  *whole_sum += whole_count;
+  *sum += count;
+  return TRUE;
+}
+
+/* A RUD's <reuse>: the histogram's attributes, then what only a RUD says. */
+static const char *const reuse_inline_attrs[] = { "line", "references", "scale", "file", NULL };
+
+static gboolean
+reuse_read (const xmlNode *node, PtiReuseForm form, PtiReuseValues *out, GError **error)
+{
+  static const char *const file_attrs[] = { "line", "references", NULL };
+  static const char *const bin_attrs[] = { "distance", "count", NULL };
+  static const char *const cold_attrs[] = { "count", NULL };
+  gboolean whole = form == PTI_REUSE_WHOLE;
+  if (form != PTI_REUSE_INLINE) {
+    if (strcmp ((const char *) node->name, "reuse") != 0)
+      return pti_node_error (error, node, "the root of a reuse-distance file must be <reuse> "
+                             "(schemas/reuse.xsd)");
+    /* What a RUD's <reuse> says beside the histogram has no meaning here. */
+    for (guint i = 2; reuse_inline_attrs[i] != NULL; i++)
+      if (xmlHasProp (node, (const xmlChar *) reuse_inline_attrs[i]))
+        return pti_node_error (error, node, "%s= belongs in a RUD's <reuse>, not in a histogram "
+                               "file", reuse_inline_attrs[i]);
+  }
+  if (!check_attributes (node, form == PTI_REUSE_INLINE ? reuse_inline_attrs : file_attrs, error))
     return FALSE;
-  if (line < 1 || line > 1 << 20 || line != floor (line))
-    return pti_node_error (error, node, "line=\"%g\" must be a whole number of bytes, 1 to 1048576",
-                           line);
-  r->line_bytes = (guint) line;
-  r->file = keep (t, node->doc && node->doc->URL ? (const char *) node->doc->URL : "?");
-  long ln = xmlGetLineNo (node);
-  r->line = ln > 0 && ln < G_MAXINT ? (int) ln : 0;
-  gboolean bad = FALSE, seen_cold = FALSE;
+  double line;
+  guint64 whole_line = 0;
+  if (!reuse_number (node, "line", whole, &line, &whole_line, error)
+      || !reuse_number (node, "references", whole, &out->references, &out->whole_references,
+                        error))
+    return FALSE;
+  if (line < 1 || line > 1 << 20 || line != floor (line)) {
+    g_autofree char *text = attr_text (node, "line");
+    return pti_node_error (error, node, "line=\"%.40s\" must be a whole number of bytes, "
+                           "1 to 1048576", text);
+  }
+  if (whole && !is_power_of_two (whole_line))
+    return pti_node_error (error, node, "line=\"%" G_GUINT64_FORMAT "\" is not a power of two",
+                           whole_line);
+  out->line_bytes = (guint) line;
   guint n;
   if (!count_elements (node, &n, error))
     return FALSE;
-  PtiRudReuseBin *bins = block (t, n * sizeof (PtiRudReuseBin));
-  double sum = 0, previous = 0;
+  out->bins = g_new0 (PtiReuseBinValues, MAX (n, 1));
+  gboolean bad = FALSE, seen_cold = FALSE;
+  double sum = 0;
+  guint64 whole_sum = 0;
+  const xmlNode *previous = NULL;
   for (const xmlNode *c = next_element (node, node->children, &bad, error); c != NULL;
        c = next_element (node, c->next, &bad, error)) {
     const char *name = (const char *) c->name;
-    static const char *const bin_attrs[] = { "distance", "count", NULL };
-    static const char *const cold_attrs[] = { "count", NULL };
     if (strcmp (name, "bin") == 0) {
-      PtiRudReuseBin *b = &bins[r->n_bins];
+      PtiReuseBinValues *b = &out->bins[out->n_bins];
       if (seen_cold)
         return pti_node_error (error, c, "a <bin> after <cold>: the bins come first");
-      if (!check_attributes (c, bin_attrs, error) || !reuse_number (c, "distance", &b->distance, error)
-          || !reuse_number (c, "count", &b->count, error))
+      if (!check_attributes (c, bin_attrs, error)
+          || !reuse_number (c, "distance", whole, &b->distance, &b->whole_distance, error)
+          || !reuse_number (c, "count", whole, &b->count, &b->whole_count, error))
         return FALSE;
-      if (!(b->distance > previous))
-        return pti_node_error (error, c, "distance=\"%g\" must be greater than the previous bin's "
-                               "(%g): bins go by increasing distance", b->distance, previous);
-      previous = b->distance;
-      sum += b->count;
-      r->n_bins++;
+      if (whole && !is_power_of_two (b->whole_distance))
+        return pti_node_error (error, c, "distance=\"%" G_GUINT64_FORMAT "\" is not a power of "
+                               "two", b->whole_distance);
+      g_autofree char *text = attr_text (c, "distance");
+      if (previous == NULL && !(b->distance > 0))
+        return pti_node_error (error, c, "distance=\"%.40s\" must be above 0", text);
+      /* b[-1] is @previous's */
+      if (previous != NULL && (whole ? b->whole_distance <= b[-1].whole_distance
+                                     : !(b->distance > b[-1].distance))) {
+        g_autofree char *before = attr_text (previous, "distance");
+        return pti_node_error (error, c, "distance=\"%.40s\" does not follow the previous "
+                               "bin's %.40s: bins go by increasing distance", text, before);
+      }
+      if (!reuse_add (c, whole, b->count, b->whole_count, &sum, &whole_sum, error))
+        return FALSE;
+      previous = c;
+      out->n_bins++;
     } else if (strcmp (name, "cold") == 0) {
       if (seen_cold)
         return pti_node_error (error, c, "<cold> is given twice");
       seen_cold = TRUE;
-      if (!check_attributes (c, cold_attrs, error) || !reuse_number (c, "count", &r->cold, error))
+      if (!check_attributes (c, cold_attrs, error)
+          || !reuse_number (c, "count", whole, &out->cold, &out->whole_cold, error)
+          || !reuse_add (c, whole, out->cold, out->whole_cold, &sum, &whole_sum, error))
         return FALSE;
-      sum += r->cold;
     } else {
       return pti_node_error (error, c, "unknown element in <reuse> (expected <bin> or <cold>)");
     }
   }
+  if (bad)
+    return FALSE;
+  g_autofree char *references = attr_text (node, "references");
+  if (whole && whole_sum != out->whole_references)
+    return pti_node_error (error, node, "references=\"%.40s\" but the bins and cold count %"
+                           G_GUINT64_FORMAT, references, whole_sum);
+  if (!whole && fabs (sum - out->references) > MAX (0.5, 1e-9 * out->references))
+    return pti_node_error (error, node, "references=\"%.40s\" but the bins and cold count %g",
+                           references, sum);
+  return TRUE;
+}
+
+gboolean
+pti_reuse_read (const xmlNode *reuse, PtiReuseForm form, PtiReuseValues *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  if (reuse_read (reuse, form, out, error))
+    return TRUE;
+  g_clear_pointer (&out->bins, g_free);
+  out->n_bins = 0;
+  return FALSE;
+}
+
+/* The histogram of a <reuse> element (@node: inline in a RUD, or the root
+ * of an included file), kept in the tree. */
+static gboolean
+parse_reuse_body (Tree *t, const xmlNode *node, PtiReuseForm form, PtiRudReuse *r,
+                  GError **error)
+{
+  PtiReuseValues v;
+  if (!pti_reuse_read (node, form, &v, error))
+    return FALSE;
+  r->line_bytes = v.line_bytes;
+  r->references = v.references;
+  r->cold = v.cold;
+  PtiRudReuseBin *bins = block (t, v.n_bins * sizeof (PtiRudReuseBin));
+  for (guint i = 0; i < v.n_bins; i++)
+    bins[i] = (PtiRudReuseBin) { v.bins[i].distance, v.bins[i].count };
   r->bins = bins;
-  if (fabs (sum - r->references) > MAX (0.5, 1e-9 * r->references))
-    return pti_node_error (error, node, "references=\"%g\" but the bins and <cold> count %g",
-                           r->references, sum);
+  r->n_bins = v.n_bins;
+  g_free (v.bins);
+  r->file = keep (t, node->doc && node->doc->URL ? (const char *) node->doc->URL : "?");
+  long ln = xmlGetLineNo (node);
+  r->line = ln > 0 && ln < G_MAXINT ? (int) ln : 0;
   return TRUE;
 }
 
@@ -277,9 +395,7 @@ parse_reuse_body (Tree *t, const xmlNode *node, PtiRudReuse *r, GError **error)
 static gboolean
 parse_reuse (Tree *t, const xmlNode *node, const PtiRudNode *owner, GError **error)
 {
-  static const char *const inline_attrs[] = { "line", "references", "scale", "file", NULL };
-  static const char *const root_attrs[] = { "line", "references", NULL };
-  if (!check_attributes (node, inline_attrs, error))
+  if (!check_attributes (node, reuse_inline_attrs, error))
     return FALSE;
   PtiRudReuse *r = block (t, sizeof (PtiRudReuse));
   xmlChar *scale = xmlGetProp (node, (const xmlChar *) "scale");
@@ -301,15 +417,10 @@ parse_reuse (Tree *t, const xmlNode *node, const PtiRudNode *owner, GError **err
     xmlFree (file);
     if (doc == NULL)
       return FALSE;
-    xmlNode *root = xmlDocGetRootElement (doc);
-    if (strcmp ((const char *) root->name, "reuse") != 0)
-      ok = pti_node_error (error, root, "the root of a reuse-distance file must be <reuse> "
-                           "(schemas/reuse.xsd)");
-    else
-      ok = check_attributes (root, root_attrs, error) && parse_reuse_body (t, root, r, error);
+    ok = parse_reuse_body (t, xmlDocGetRootElement (doc), PTI_REUSE_FILE, r, error);
     xmlFreeDoc (doc);
   } else {
-    ok = parse_reuse_body (t, node, r, error);
+    ok = parse_reuse_body (t, node, PTI_REUSE_INLINE, r, error);
   }
   if (!ok)
     return FALSE;

@@ -1,9 +1,9 @@
 /* The <reuse> document (schemas/reuse.xsd) and the misses it predicts. */
 #include "reuse.h"
 
+#include "reuse-private.h"
 #include "xml.h"
 
-#include <errno.h>
 #include <string.h>
 
 char *
@@ -20,38 +20,10 @@ pti_reuse_histogram_to_xml (const PtiReuseHistogram *h)
   return g_string_free (out, FALSE);
 }
 
+/* The schema, then the one histogram reader (hmi/reuse-private.h), which
+ * checks the numbers as RUDs' histograms are checked, whole ones here. */
 static gboolean
-node_error (const xmlNode *node, const char *name, GError **error, const char *fmt, ...)
-    G_GNUC_PRINTF (4, 5);
-
-static gboolean
-node_error (const xmlNode *node, const char *name, GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%ld: <%s>: %s", name,
-               xmlGetLineNo ((xmlNode *) node), (const char *) node->name, msg);
-  return FALSE;
-}
-
-/* An attribute the schema made an unsigned integer: the schema has checked
- * its form, not that it fits 64 bits. */
-static gboolean
-attr_u64 (const xmlNode *node, const char *attr, const char *name, guint64 *value, GError **error)
-{
-  g_autofree char *text = pti_xml_attr (node, attr);
-  char *end;
-  errno = 0;
-  *value = g_ascii_strtoull (text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0')
-    return node_error (node, name, error, "%s=\"%s\" is not a count below 2^64", attr, text);
-  return TRUE;
-}
-
-static gboolean
-check_doc (xmlDoc *doc, const char *name, PtiReuseHistogram *h, GError **error)
+check_doc (xmlDoc *doc, PtiReuseHistogram *h, GError **error)
 {
   g_autofree char *xsd = pti_xml_find_schema ("reuse.xsd", error);
   if (xsd == NULL)
@@ -59,57 +31,21 @@ check_doc (xmlDoc *doc, const char *name, PtiReuseHistogram *h, GError **error)
   xmlSchema *schema = pti_xml_schema_from_file (xsd, error);
   if (schema == NULL || !pti_xml_validate_doc (schema, doc, "reuse.xsd", error))
     return FALSE;
-  memset (h, 0, sizeof *h);
-  xmlNode *root = xmlDocGetRootElement (doc);
-  /* The schema is shared with RUDs' inline histograms, which may scale
-   * counts or name a file instead; a histogram document states its own. */
-  static const char *const required[] = { "line", "references" };
-  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
-    if (!xmlHasProp (root, (const xmlChar *) required[i]))
-      return node_error (root, name, error, "%s= is required in a histogram file", required[i]);
-  static const char *const rud_only[] = { "scale", "file" };
-  for (guint i = 0; i < G_N_ELEMENTS (rud_only); i++)
-    if (xmlHasProp (root, (const xmlChar *) rud_only[i]))
-      return node_error (root, name, error, "%s= belongs in a RUD's <reuse>, not in a histogram "
-                         "file", rud_only[i]);
-  guint64 line;
-  if (!attr_u64 (root, "line", name, &line, error) || !attr_u64 (root, "references", name,
-                                                                 &h->references, error))
+  PtiReuseValues v;
+  if (!pti_reuse_read (xmlDocGetRootElement (doc), PTI_REUSE_WHOLE, &v, error))
     return FALSE;
-  if (line == 0 || (line & (line - 1)) != 0 || line > G_MAXUINT / 2 + 1)
-    return node_error (root, name, error, "line=\"%" G_GUINT64_FORMAT "\" is not a power of two",
-                       line);
-  h->line = (guint) line;
-  guint64 sum = 0;
-  for (xmlNode *n = pti_xml_first_element (root); n != NULL; n = pti_xml_next_element (n)) {
-    guint64 count;
-    if (!attr_u64 (n, "count", name, &count, error))
-      return FALSE;
-    if (count > G_MAXUINT64 - sum)
-      return node_error (n, name, error, "the counts overflow 64 bits");
-    sum += count;
-    if (strcmp ((const char *) n->name, "cold") == 0) {
-      h->cold = count;
-      continue;
-    }
-    guint64 d;
-    if (!attr_u64 (n, "distance", name, &d, error))
-      return FALSE;
-    if (d == 0 || (d & (d - 1)) != 0)
-      return node_error (n, name, error, "distance=\"%" G_GUINT64_FORMAT "\" is not a power of two",
-                         d);
-    if (h->n_bins > 0 && d <= h->upper[h->n_bins - 1])
-      return node_error (n, name, error,
-                         "distance=\"%" G_GUINT64_FORMAT "\" does not follow the previous bin's %"
-                         G_GUINT64_FORMAT ": bins ascend", d, h->upper[h->n_bins - 1]);
-    /* Ascending powers of two below 2^64: at most 64 of them. */
-    h->upper[h->n_bins] = d;
-    h->count[h->n_bins++] = count;
+  /* Ascending powers of two below 2^64: at most 64 bins. */
+  g_assert (v.n_bins <= PTI_REUSE_MAX_BINS);
+  memset (h, 0, sizeof *h);
+  h->line = v.line_bytes;
+  h->references = v.whole_references;
+  h->cold = v.whole_cold;
+  h->n_bins = v.n_bins;
+  for (guint i = 0; i < v.n_bins; i++) {
+    h->upper[i] = v.bins[i].whole_distance;
+    h->count[i] = v.bins[i].whole_count;
   }
-  if (sum != h->references)
-    return node_error (root, name, error,
-                       "references=\"%" G_GUINT64_FORMAT "\" but the bins and cold count %"
-                       G_GUINT64_FORMAT, h->references, sum);
+  g_free (v.bins);
   return TRUE;
 }
 
@@ -117,7 +53,7 @@ gboolean
 pti_reuse_histogram_load (const char *path, PtiReuseHistogram *h, GError **error)
 {
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
-  return doc != NULL && check_doc (doc, path, h, error);
+  return doc != NULL && check_doc (doc, h, error);
 }
 
 gboolean
@@ -129,7 +65,7 @@ pti_reuse_histogram_parse (const char *text, gsize len, const char *name, PtiReu
     return FALSE;
   }
   g_autoptr (xmlDoc) doc = pti_xml_read_memory (text, (gssize) len, name, error);
-  return doc != NULL && check_doc (doc, name, h, error);
+  return doc != NULL && check_doc (doc, h, error);
 }
 
 double

@@ -14,12 +14,11 @@
 #include <pti/hmi.h>
 
 #include <glib/gstdio.h>
-#include <libxml/parser.h>
-#include <libxml/xmlschemas.h>
 #include <math.h>
 #include <string.h>
 
 #include "builtin-models.h"
+#include "xml.h"
 
 static const PtiModelDesc *const model = &pti_model_cpu_mem;
 
@@ -54,8 +53,10 @@ static char *tmpdir;
 static xmlDoc *
 parse (const char *xml, const char *url)
 {
-  xmlDoc *doc = xmlReadMemory (xml, (int) strlen (xml), url, NULL, XML_PARSE_NONET);
-  g_assert_nonnull (doc);
+  /* pti's one safe reader (hmi/xml.h), as the engine reads configurations */
+  g_autoptr (GError) error = NULL;
+  xmlDoc *doc = pti_xml_read_memory (xml, -1, url, &error);
+  g_assert_no_error (error);
   return doc;
 }
 
@@ -232,14 +233,13 @@ test_reuse (void)
                                       "\n</reuse>\n", -1, NULL));
   /* the file is valid for schemas/reuse.xsd */
   g_autofree char *xsd = g_build_filename (g_getenv ("PTI_SCHEMA_DIR"), "reuse.xsd", NULL);
-  xmlSchemaParserCtxt *pc = xmlSchemaNewParserCtxt (xsd);
-  xmlSchema *schema = xmlSchemaParse (pc);
-  g_assert_nonnull (schema);
-  xmlSchemaValidCtxt *vc = xmlSchemaNewValidCtxt (schema);
-  g_assert_cmpint (xmlSchemaValidateFile (vc, path, 0), ==, 0);
-  xmlSchemaFreeValidCtxt (vc);
-  xmlSchemaFree (schema);
-  xmlSchemaFreeParserCtxt (pc);
+  GError *error = NULL;
+  xmlSchema *schema = pti_xml_schema_from_file (xsd, &error);
+  g_assert_no_error (error);
+  g_autoptr (xmlDoc) hist = pti_xml_read_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (pti_xml_validate_doc (schema, hist, "reuse.xsd", &error));
+  g_assert_no_error (error);
   const char *from_file = "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\" "
                           "pattern=\"random\"><reuse file=\"hist.xml\" scale=\"S\"/>"
                           "</compute></rud>";
@@ -267,6 +267,17 @@ expect (const char *system, const char *rud, const char *where, const char *what
   g_assert_nonnull (msg);
   if (strstr (msg, where) == NULL || strstr (msg, what) == NULL)
     g_error ("error \"%s\" lacks \"%s\" or \"%s\"", msg, where, what);
+}
+
+/* A RUD whose <reuse> names bad-hist.xml, holding @contents: fails with
+ * @where and @what in its message. */
+static void
+expect_hist_file (const char *contents, const char *where, const char *what)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "bad-hist.xml", NULL);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">"
+          "<reuse file=\"bad-hist.xml\"/></compute></rud>", where, what);
 }
 
 static void
@@ -307,11 +318,21 @@ test_errors (void)
           "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\"><reuse line=\"64\" "
           "references=\"1\"><cold count=\"1\"/></reuse></compute></rud>", "<compute>",
           "no <cache> levels");
-  g_autofree char *path = g_build_filename (tmpdir, "bad-hist.xml", NULL);
-  g_assert_true (g_file_set_contents (path, "<reuse line=\"64\" references=\"1\">\n"
-                                      "<bin distance=\"-2\" count=\"1\"/></reuse>\n", -1, NULL));
-  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\"><reuse file=\"bad-hist.xml\"/>"
-          "</compute></rud>", "bad-hist.xml:2: <bin>", "not a non-negative number");
+  expect_hist_file ("<reuse line=\"64\" references=\"1\">\n<bin distance=\"-2\" count=\"1\"/>"
+                    "</reuse>\n", "bad-hist.xml:2: <bin>", "not a non-negative number");
+  /* what only the RUD's <reuse> says has no place in the file (the reader
+   * ptireuse's documents go through says the same) */
+  expect_hist_file ("<reuse line=\"64\" references=\"1\" scale=\"2\">\n<cold count=\"1\"/>"
+                    "</reuse>\n", "bad-hist.xml:1: <reuse>",
+                    "scale= belongs in a RUD's <reuse>, not in a histogram file");
+  /* the included file is read by pti's one safe reader: a DOCTYPE is
+   * refused before its entities are declared, naming its line */
+  expect_hist_file ("<?xml version=\"1.0\"?>\n<!DOCTYPE reuse [\n<!ENTITY n \"1\">]>\n"
+                    "<reuse line=\"64\" references=\"&n;\"><cold count=\"1\"/></reuse>\n",
+                    "bad-hist.xml:2: a DOCTYPE declaration is not allowed here", "");
+  /* malformed: the first mistake, where it is (not the last libxml2 saw) */
+  expect_hist_file ("<reuse line=\"64\" references=\"1\">\n<cold count=\"1\"></reuse>\n",
+                    "bad-hist.xml:2: malformed XML: ", "mismatch");
 }
 
 int

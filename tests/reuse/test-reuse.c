@@ -1,6 +1,8 @@
 /* The reuse-distance engine, the stream parsers and the <reuse> document
  * (memtrace/), on address streams whose histograms are worked by hand. */
 #include "reuse.h"
+#include "reuse-private.h"
+#include "xml.h"
 
 #include <pti/hmi.h>
 #include <string.h>
@@ -409,6 +411,10 @@ test_xml_errors (void)
 {
   assert_xml_error ("<reuse line=\"48\" references=\"0\">\n<cold count=\"0\"/></reuse>",
                     "h.xml:2: <reuse>: line=\"48\" is not a power of two");
+  /* as ptireuse --line and a RUD's <reuse> */
+  assert_xml_error ("<reuse line=\"2097152\" references=\"0\">\n<cold count=\"0\"/></reuse>",
+                    "h.xml:2: <reuse>: line=\"2097152\" must be a whole number of bytes, "
+                    "1 to 1048576");
   assert_xml_error ("<reuse line=\"64\" references=\"3\">\n<bin distance=\"3\" count=\"1\"/>\n"
                     "<cold count=\"2\"/></reuse>",
                     "h.xml:3: <bin>: distance=\"3\" is not a power of two");
@@ -426,7 +432,7 @@ test_xml_errors (void)
                     "</reuse>", "h.xml:2: <reuse>: references=\"2\" but the bins and cold count 1");
   /* What only a RUD's <reuse> may say, or leave out. */
   assert_xml_error ("<reuse line=\"64\">\n<cold count=\"0\"/></reuse>",
-                    "h.xml:2: <reuse>: references= is required in a histogram file");
+                    "h.xml:2: <reuse>: missing required attribute references");
   assert_xml_error ("<reuse line=\"64\" references=\"0\" scale=\"n\">\n<cold count=\"0\"/></reuse>",
                     "h.xml:2: <reuse>: scale= belongs in a RUD's <reuse>, not in a histogram file");
   assert_xml_error ("<reuse line=\"64\" references=\"1\">\n<cold count=\"0.5\"/></reuse>",
@@ -436,6 +442,62 @@ test_xml_errors (void)
                     "h.xml:3");
   assert_xml_error ("<histogram/>", "h.xml:2");
   assert_xml_error ("<reuse", "h.xml");
+}
+
+/* ptireuse's reader and a RUD's are one (hmi/reuse-private.h): a histogram
+ * file's mistake gets the same message from both, and the numbers of a
+ * good one are the same. */
+static void
+test_xml_one_reader (void)
+{
+  static const char *const bodies[] = {
+    "<reuse line=\"64\" references=\"3\">\n<bin distance=\"4\" count=\"1\"/>\n"
+    "<bin distance=\"2\" count=\"0\"/>\n<cold count=\"2\"/></reuse>",
+    "<reuse line=\"64\" references=\"4\">\n<bin distance=\"4\" count=\"1\"/>\n"
+    "<cold count=\"2\"/></reuse>",
+    "<reuse line=\"64\">\n<cold count=\"0\"/></reuse>",
+    "<reuse line=\"64\" references=\"0\" file=\"h.xml\">\n<cold count=\"0\"/></reuse>",
+    "<reuse line=\"4194304\" references=\"0\">\n<cold count=\"0\"/></reuse>",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bodies); i++) {
+    g_autofree char *text = g_strconcat ("<?xml version=\"1.0\"?>\n", bodies[i], NULL);
+    GError *ptireuse = NULL, *rud = NULL;
+    PtiReuseHistogram h;
+    g_assert_false (pti_reuse_histogram_parse (text, strlen (text), "h.xml", &h, &ptireuse));
+    g_autoptr (xmlDoc) doc = pti_xml_read_memory (text, -1, "h.xml", &rud);
+    g_assert_no_error (rud);
+    PtiReuseValues v;
+    g_assert_false (pti_reuse_read (xmlDocGetRootElement (doc), PTI_REUSE_FILE, &v, &rud));
+    g_assert_null (v.bins);
+    g_assert_error (ptireuse, PTI_ERROR, PTI_ERROR_INVALID);
+    g_assert_error (rud, PTI_ERROR, PTI_ERROR_INVALID);
+    g_assert_cmpstr (ptireuse->message, ==, rud->message);
+    g_error_free (ptireuse);
+    g_error_free (rud);
+  }
+  /* A good one: 64-byte lines, bins [0,1) 3, [1,4) 5, cold 2. */
+  const char *good = "<reuse line=\"64\" references=\"10\"><bin distance=\"1\" count=\"3\"/>"
+                     "<bin distance=\"4\" count=\"5\"/><cold count=\"2\"/></reuse>";
+  GError *error = NULL;
+  PtiReuseHistogram h;
+  g_assert_true (pti_reuse_histogram_parse (good, strlen (good), "g.xml", &h, &error));
+  g_autoptr (xmlDoc) doc = pti_xml_read_memory (good, -1, "g.xml", &error);
+  PtiReuseValues v;
+  g_assert_true (pti_reuse_read (xmlDocGetRootElement (doc), PTI_REUSE_FILE, &v, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (v.line_bytes, ==, 64);
+  g_assert_cmpuint (h.line, ==, 64);
+  g_assert_cmpfloat (v.references, ==, 10);
+  g_assert_cmpuint (h.references, ==, 10);
+  g_assert_cmpfloat (v.cold, ==, 2);
+  g_assert_cmpuint (h.cold, ==, 2);
+  g_assert_cmpuint (v.n_bins, ==, 2);
+  g_assert_cmpuint (h.n_bins, ==, 2);
+  g_assert_cmpfloat (v.bins[1].distance, ==, 4);
+  g_assert_cmpuint (h.upper[1], ==, 4);
+  g_assert_cmpfloat (v.bins[1].count, ==, 5);
+  g_assert_cmpuint (h.count[1], ==, 5);
+  g_free (v.bins);
 }
 
 int
@@ -455,5 +517,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reuse/stream/lackey-region", test_lackey_region);
   g_test_add_func ("/reuse/xml/round-trip", test_xml_round_trip);
   g_test_add_func ("/reuse/xml/errors", test_xml_errors);
+  g_test_add_func ("/reuse/xml/one-reader", test_xml_one_reader);
   return g_test_run ();
 }

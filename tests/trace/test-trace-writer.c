@@ -9,6 +9,7 @@
  *   meson test -C BUILD --benchmark --suite trace
  * or  BUILD/tests/trace/test-trace-writer -m perf -p /trace-writer/perf/stream */
 #include "trace-writer.h"
+#include "xml.h"
 
 #include <pti/hmi.h>
 
@@ -231,7 +232,7 @@ collect_error (void *data, xmlErrorPtr err)
   g_string_append_printf (data, "line %d: %s", err->line, err->message);
 }
 
-static xmlSchemaPtr schema;
+static xmlSchemaPtr schema;   /* (transfer none): pti_xml_schema_from_file's */
 
 static xmlSchemaPtr
 trace_schema (void)
@@ -241,13 +242,10 @@ trace_schema (void)
   const char *dir = g_getenv ("PTI_SCHEMA_DIR");
   g_assert_nonnull (dir);
   g_autofree char *path = g_build_filename (dir, "trace.xsd", NULL);
-  xmlSchemaParserCtxtPtr pc = xmlSchemaNewParserCtxt (path);
-  g_autoptr (GString) errors = g_string_new (NULL);
-  xmlSchemaSetParserStructuredErrors (pc, collect_error, errors);
-  schema = xmlSchemaParse (pc);
-  xmlSchemaFreeParserCtxt (pc);
+  g_autoptr (GError) error = NULL;
+  schema = pti_xml_schema_from_file (path, &error);
   if (schema == NULL)
-    g_error ("%s does not parse: %s", path, errors->str);
+    g_error ("%s", error->message);
   return schema;
 }
 
@@ -271,8 +269,10 @@ validate_doc (xmlDocPtr doc)
 static xmlDocPtr
 read_doc (const char *path)
 {
-  xmlDocPtr doc = xmlReadFile (path, NULL, XML_PARSE_NONET);
-  g_assert_nonnull (doc);
+  /* pti's one safe reader (hmi/xml.h) */
+  g_autoptr (GError) error = NULL;
+  xmlDocPtr doc = pti_xml_read_file (path, &error);
+  g_assert_no_error (error);
   return doc;
 }
 
@@ -728,7 +728,7 @@ static char *
 schema_errors (const char *body)
 {
   g_autofree char *xml = g_strconcat (doc_head, body, doc_tail, NULL);
-  xmlDocPtr doc = xmlReadMemory (xml, (int) strlen (xml), "mem.xml", NULL, XML_PARSE_NONET);
+  xmlDocPtr doc = pti_xml_read_memory (xml, -1, "mem.xml", NULL);
   char *errors = validate_doc (doc);
   xmlFreeDoc (doc);
   return errors;
@@ -807,7 +807,7 @@ test_schema_rejects (void)
   const char *rec_end = strstr (rec, "/>") + 2;
   g_autofree char *twice = g_strdup_printf ("%.*s%.*s%s<events/>%s", (int) (rec_end - doc_head),
                                             doc_head, (int) (rec_end - rec), rec, rec_end, doc_tail);
-  xmlDocPtr doc = xmlReadMemory (twice, (int) strlen (twice), "mem.xml", NULL, XML_PARSE_NONET);
+  xmlDocPtr doc = pti_xml_read_memory (twice, -1, "mem.xml", NULL);
   g_autofree char *errors = validate_doc (doc);
   xmlFreeDoc (doc);
   g_assert_nonnull (errors);
@@ -1254,9 +1254,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-writer/time-range", test_time_range);
   if (g_test_perf ())
     g_test_add_func ("/trace-writer/perf/stream", test_perf_stream);
-  int rc = g_test_run ();
-  if (schema != NULL)
-    xmlSchemaFree (schema);
-  xmlCleanupParser ();
-  return rc;
+  /* The schema is the reader's, kept for the process (hmi/xml.h). */
+  return g_test_run ();
 }

@@ -215,9 +215,11 @@ PTI_API gboolean pti_config_get_flop_rate (const xmlNode *parent, const char *na
  *   included file and line where it is malformed
  *
  * Reads an XML file a configuration or a RUD includes by reference (a
- * memory profile, a reuse-distance histogram), as safely as pti reads its
- * own inputs: a regular file of at most 64 MiB, parsed with
- * XML_PARSE_NONET and no entity substitution; a DOCTYPE is refused.
+ * memory profile, a reuse-distance histogram) with the reader pti reads
+ * its own inputs with: a regular file of at most 64 MiB, parsed with
+ * XML_PARSE_NONET and no entity substitution; a DOCTYPE is refused (with
+ * its line) before its internal subset is read; a malformed file is named
+ * with the line of its first mistake.
  * Returns: (transfer full) (nullable): the document (xmlFreeDoc), its URL
  * the resolved path, or NULL.
  */
