@@ -108,7 +108,8 @@ done
 # ---- 1. files, headers ------------------------------------------------------
 tools="ptieval pticalibrate"
 [ "$with_ptitrace" = ptitrace ] && tools="$tools ptitrace ptisweep"   # ptisweep needs cairo too
-for f in include/pti/wsl.h include/pti/hmi.h include/pti/expr.h; do
+for f in include/pti/wsl.h include/pti/hmi.h include/pti/expr.h include/pti/rud.h \
+         include/pti/hmi-api.h; do
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
 for t in $tools; do
@@ -129,7 +130,7 @@ done
 
 mkdir "$tmp/user"
 cd "$tmp/user"
-for h in wsl hmi expr; do
+for h in wsl hmi expr rud hmi-api; do
   printf '#include <pti/%s.h>\nint main (void) { return 0; }\n' "$h" > "header-$h.c"
   # shellcheck disable=SC2046
   cc -std=c99 -Wall -Wextra -Werror -c "header-$h.c" -o "header-$h.o" \

@@ -26,18 +26,12 @@
 #pragma once
 
 #include <glib.h>
+#include <pti/hmi-api.h>
 
 /* Included on its own, this header declares its part first and then brings
  * in the rest of the HMI: <pti/hmi.h> needs PtiSymbols, so including it
  * first would leave PtiSymbols undeclared (tests/install compiles every
  * public header alone). */
-#ifndef PTI_API
-#  if defined(_WIN32)
-#  define PTI_API __declspec(dllexport)
-#  else
-#  define PTI_API __attribute__((visibility("default")))
-#  endif
-#endif
 
 G_BEGIN_DECLS
 

@@ -29,13 +29,7 @@
 #include <glib.h>
 #include <libxml/tree.h>
 
-#ifndef PTI_API
-#  if defined(_WIN32)
-#  define PTI_API __declspec(dllexport)
-#  else
-#  define PTI_API __attribute__((visibility("default")))
-#  endif
-#endif
+#include <pti/hmi-api.h>
 
 #define PTI_HMI_INSIDE
 #include <pti/expr.h>

@@ -46,9 +46,7 @@
  */
 #pragma once
 
-#ifndef PTI_API
-#  define PTI_API __attribute__((visibility("default")))
-#endif
+#include <pti/hmi-api.h>
 
 #include <glib.h>
 #include <libxml/tree.h>
