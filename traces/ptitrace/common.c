@@ -94,25 +94,11 @@ pt_out_free (PtOut *o)
 
 /* ------------------------------------------------------------------------ */
 
-static char *
-put_u64 (char *p, guint64 v)
-{
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n)
-    *p++ = tmp[--n];
-  return p;
-}
-
 /* "INT.FRAC" with @digits fraction digits of @unit (1e9 or 1e3). */
 static char *
 put_fixed (char *p, guint64 v, guint64 unit, int digits)
 {
-  p = put_u64 (p, v / unit);
+  p = pt_put_u64 (p, v / unit);
   *p++ = '.';
   guint64 f = v % unit;
   for (int i = digits - 1; i >= 0; i--) {
@@ -140,7 +126,7 @@ void
 pt_gs_u64 (GString *s, guint64 v)
 {
   char b[24];
-  g_string_append_len (s, b, put_u64 (b, v) - b);
+  g_string_append_len (s, b, pt_put_u64 (b, v) - b);
 }
 
 void

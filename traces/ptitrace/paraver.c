@@ -375,27 +375,13 @@ on_message (const PtMessage *m, gpointer data, GError **error)
 /* Writing */
 
 static inline char *
-put_u64 (char *p, guint64 v)
-{
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n)
-    *p++ = tmp[--n];
-  return p;
-}
-
-static inline char *
 put_i64 (char *p, gint64 v)
 {
   if (v < 0) {
     *p++ = '-';
-    return put_u64 (p, (guint64) 0 - (guint64) v);
+    return pt_put_u64 (p, (guint64) 0 - (guint64) v);
   }
-  return put_u64 (p, (guint64) v);
+  return pt_put_u64 (p, (guint64) v);
 }
 
 /* "CPU:APPL:TASK:THREAD" of a task. */
@@ -403,9 +389,9 @@ static inline char *
 put_object (char *p, const PtLayout *l, guint n, guint32 task)
 {
   if (task < n) {
-    p = put_u64 (p, l->rank_cpu[task]);
+    p = pt_put_u64 (p, l->rank_cpu[task]);
     p = memcpy (p, ":1:", 3) + 3;
-    p = put_u64 (p, task + 1);
+    p = pt_put_u64 (p, task + 1);
   } else {
     p = memcpy (p, "0:2:1", 5) + 5;
   }
@@ -459,14 +445,14 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
         lp = memcpy (lp, "2:", 2) + 2;
         lp = put_object (lp, l, p->n, r->task);
         *lp++ = ':';
-        lp = put_u64 (lp, r->time);
+        lp = pt_put_u64 (lp, r->time);
         ev_time = r->time;
         ev_task = r->task;
         n_types = 0;
       }
       types[n_types++] = (guint32) r->a;
       *lp++ = ':';
-      lp = put_u64 (lp, r->a);
+      lp = pt_put_u64 (lp, r->a);
       *lp++ = ':';
       lp = put_i64 (lp, (gint64) r->b);
       continue;
@@ -477,26 +463,26 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
       q = memcpy (q, "1:", 2) + 2;
       q = put_object (q, l, p->n, r->task);
       *q++ = ':';
-      q = put_u64 (q, r->time);
+      q = pt_put_u64 (q, r->time);
       *q++ = ':';
-      q = put_u64 (q, r->a);
+      q = pt_put_u64 (q, r->a);
       *q++ = ':';
-      q = put_u64 (q, r->b);
+      q = pt_put_u64 (q, r->b);
     } else {
       q = memcpy (q, "3:", 2) + 2;
       q = put_object (q, l, p->n, r->task);
       *q++ = ':';
-      q = put_u64 (q, r->time);
+      q = pt_put_u64 (q, r->time);
       *q++ = ':';
-      q = put_u64 (q, r->a);
+      q = pt_put_u64 (q, r->a);
       *q++ = ':';
       q = put_object (q, l, p->n, r->peer);
       *q++ = ':';
-      q = put_u64 (q, r->b);
+      q = pt_put_u64 (q, r->b);
       *q++ = ':';
-      q = put_u64 (q, r->c);
+      q = pt_put_u64 (q, r->c);
       *q++ = ':';
-      q = put_u64 (q, r->size);
+      q = pt_put_u64 (q, r->size);
       *q++ = ':';
       q = put_i64 (q, r->tag);
     }
