@@ -23,6 +23,7 @@
  * which would print its own message: the callback records errno and drops
  * the data, and the next writer call reports the error with the path. */
 #include "trace-writer.h"
+#include "decimal.h"
 
 #include "pti-config.h"
 
@@ -250,15 +251,7 @@ check (PtiTraceWriter *w, gboolean ok, GError **error)
 static inline gsize
 format_u64 (char *buf, guint64 v)
 {
-  char tmp[20];
-  gsize n = 0;
-  do {
-    tmp[n++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  for (gsize i = 0; i < n; i++)
-    buf[i] = tmp[n - 1 - i];
-  return n;
+  return (gsize) (pti_put_u64 (buf, v) - buf);
 }
 
 static inline gsize

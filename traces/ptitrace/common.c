@@ -98,7 +98,7 @@ pt_out_free (PtOut *o)
 static char *
 put_fixed (char *p, guint64 v, guint64 unit, int digits)
 {
-  p = pt_put_u64 (p, v / unit);
+  p = pti_put_u64 (p, v / unit);
   *p++ = '.';
   guint64 f = v % unit;
   for (int i = digits - 1; i >= 0; i--) {
@@ -126,7 +126,7 @@ void
 pt_gs_u64 (GString *s, guint64 v)
 {
   char b[24];
-  g_string_append_len (s, b, pt_put_u64 (b, v) - b);
+  g_string_append_len (s, b, pti_put_u64 (b, v) - b);
 }
 
 void

@@ -379,9 +379,9 @@ put_i64 (char *p, gint64 v)
 {
   if (v < 0) {
     *p++ = '-';
-    return pt_put_u64 (p, (guint64) 0 - (guint64) v);
+    return pti_put_u64 (p, (guint64) 0 - (guint64) v);
   }
-  return pt_put_u64 (p, (guint64) v);
+  return pti_put_u64 (p, (guint64) v);
 }
 
 /* "CPU:APPL:TASK:THREAD" of a task. */
@@ -389,9 +389,9 @@ static inline char *
 put_object (char *p, const PtLayout *l, guint n, guint32 task)
 {
   if (task < n) {
-    p = pt_put_u64 (p, l->rank_cpu[task]);
+    p = pti_put_u64 (p, l->rank_cpu[task]);
     p = memcpy (p, ":1:", 3) + 3;
-    p = pt_put_u64 (p, task + 1);
+    p = pti_put_u64 (p, task + 1);
   } else {
     p = memcpy (p, "0:2:1", 5) + 5;
   }
@@ -445,14 +445,14 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
         lp = memcpy (lp, "2:", 2) + 2;
         lp = put_object (lp, l, p->n, r->task);
         *lp++ = ':';
-        lp = pt_put_u64 (lp, r->time);
+        lp = pti_put_u64 (lp, r->time);
         ev_time = r->time;
         ev_task = r->task;
         n_types = 0;
       }
       types[n_types++] = (guint32) r->a;
       *lp++ = ':';
-      lp = pt_put_u64 (lp, r->a);
+      lp = pti_put_u64 (lp, r->a);
       *lp++ = ':';
       lp = put_i64 (lp, (gint64) r->b);
       continue;
@@ -463,26 +463,26 @@ write_prv (Prv *p, const PtLayout *l, guint64 ftime, FILE *fp, GError **error)
       q = memcpy (q, "1:", 2) + 2;
       q = put_object (q, l, p->n, r->task);
       *q++ = ':';
-      q = pt_put_u64 (q, r->time);
+      q = pti_put_u64 (q, r->time);
       *q++ = ':';
-      q = pt_put_u64 (q, r->a);
+      q = pti_put_u64 (q, r->a);
       *q++ = ':';
-      q = pt_put_u64 (q, r->b);
+      q = pti_put_u64 (q, r->b);
     } else {
       q = memcpy (q, "3:", 2) + 2;
       q = put_object (q, l, p->n, r->task);
       *q++ = ':';
-      q = pt_put_u64 (q, r->time);
+      q = pti_put_u64 (q, r->time);
       *q++ = ':';
-      q = pt_put_u64 (q, r->a);
+      q = pti_put_u64 (q, r->a);
       *q++ = ':';
       q = put_object (q, l, p->n, r->peer);
       *q++ = ':';
-      q = pt_put_u64 (q, r->b);
+      q = pti_put_u64 (q, r->b);
       *q++ = ':';
-      q = pt_put_u64 (q, r->c);
+      q = pti_put_u64 (q, r->c);
       *q++ = ':';
-      q = pt_put_u64 (q, r->size);
+      q = pti_put_u64 (q, r->size);
       *q++ = ':';
       q = put_i64 (q, r->tag);
     }

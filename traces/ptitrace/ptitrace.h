@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "decimal.h"
 #include "sorter.h"
 #include "trace-reader.h"
 
@@ -69,21 +70,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtOut, pt_out_free)
 char *pt_seconds (char buf[PT_SECONDS_LEN], guint64 ns);
 /* ns as microseconds with three fraction digits, "12.105" (Chrome JSON). */
 char *pt_micros (char buf[PT_SECONDS_LEN], guint64 ns);
-/* @v in decimal at @p, no NUL: the end of what was written (at most 20
- * bytes).  Inline: the converters' write loops call it per field. */
-static inline char *
-pt_put_u64 (char *p, guint64 v)
-{
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n)
-    *p++ = tmp[--n];
-  return p;
-}
 /* Append to a GString without printf (hot paths). */
 void pt_gs_u64 (GString *s, guint64 v);
 void pt_gs_i64 (GString *s, gint64 v);
