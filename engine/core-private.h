@@ -255,6 +255,13 @@ typedef enum {
   ITEM_NET_WAKE,         /* resource model `rank` may have a flow ending now */
 } ItemType;
 
+/* An INJECT_DATA or INJECT_REQUEST item with this bit also stands for the
+ * RESUME of its sender that was pushed right after it, at the same time
+ * (queue.c, pti_queue_push_resume): the two are handled one after the other
+ * with nothing between, so they share one place in the heap. */
+#define ITEM_THEN_RESUME 0x100u
+#define ITEM_TYPE_MASK 0xffu
+
 typedef struct {
   double t;
   guint64 seq;
@@ -267,6 +274,8 @@ typedef struct {
 typedef struct {
   Item *items;
   guint n, cap;
+  guint last;            /* where the last item pushed is, while no item has moved
+                          * since (G_MAXUINT: unknown) */
 } PtiQueue;
 
 /* ---- resource models and changes -------------------------------------------- */
@@ -359,6 +368,9 @@ struct _PtiEngine {
 
 /* queue.c */
 void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg);
+/* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
+ * pushed just before if that is @rank's injection at @t. */
+void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
 /* The next item (the queue is not empty). */
 Item pti_queue_pop (PtiEngine *e);
 /* Its time, without taking it. */
@@ -368,7 +380,8 @@ pti_queue_size (const PtiEngine *e)
 {
   return e->queue.n;
 }
-/* Append every item, in no particular order. */
+/* Append every item, in no particular order (a folded RESUME as an item
+ * of its own, as it was pushed). */
 void pti_queue_collect (const PtiEngine *e, GArray *into);
 /* Move every item @dt later; @now is the current time after the move. */
 void pti_queue_shift (PtiEngine *e, double dt, double now);

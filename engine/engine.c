@@ -191,6 +191,18 @@ drain (PtiEngine *e, gboolean bounded)
       report_progress (e);
       countdown = e->progress_every;
     }
+    /* A RESUME folded into the injection (queue.c): it would have been the
+     * next item, at the same time, with nothing due between (handling an
+     * injection runs no process, applies no change and takes no digest). */
+    if ((it.type & ITEM_THEN_RESUME) && e->error == NULL) {
+      e->top = TRUE;
+      pti_proc_run (e, it.rank);
+      e->top = FALSE;
+      if (G_UNLIKELY (e->progress != NULL && --countdown == 0)) {
+        report_progress (e);
+        countdown = e->progress_every;
+      }
+    }
   }
   return e->error == NULL;
 }

@@ -460,7 +460,7 @@ pti_proc_run (PtiEngine *e, guint rank)
       break;
     }
     if (p->clock > e->now && !may_go_on (e, top, p->clock)) {
-      pti_queue_push (e, p->clock, ITEM_RESUME, rank, NULL);
+      pti_queue_push_resume (e, p->clock, rank);
       p->state = PROC_SCHEDULED;
       return;
     }
@@ -532,7 +532,7 @@ pti_item_handle (PtiEngine *e, const Item *it)
   Msg *m = it->msg;
   PtiTransfer tr;
 
-  switch ((ItemType) it->type) {
+  switch ((ItemType) (it->type & ITEM_TYPE_MASK)) {
   case ITEM_RESUME:
     pti_proc_run (e, it->rank);
     break;

@@ -29,6 +29,31 @@ pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
     i = parent;
   }
   h[i] = it;
+  q->last = i;
+}
+
+/* A sender that posted a send yields at the time its data is injected
+ * (after its overhead): the RESUME would be pushed right after the
+ * injection, with the next insertion number and the same time, so it would
+ * be handled right after it, nothing between (an item pushed meanwhile has a
+ * later number).  Marking the injection instead saves a push and a pop of
+ * the heap: a third of the items of a wavefront.  The RESUME's insertion
+ * number is spent all the same, so every other item keeps its own. */
+void
+pti_queue_push_resume (PtiEngine *e, double t, guint32 rank)
+{
+  PtiQueue *q = &e->queue;
+  if (q->last != G_MAXUINT) {
+    Item *l = &q->items[q->last];
+    if (l->seq + 1 == e->seq && l->t == t && l->rank == rank
+        && (l->type == ITEM_INJECT_DATA || l->type == ITEM_INJECT_REQUEST)) {
+      l->type |= ITEM_THEN_RESUME;
+      e->seq++;
+      q->last = G_MAXUINT;
+      return;
+    }
+  }
+  pti_queue_push (e, t, ITEM_RESUME, rank, NULL);
 }
 
 /* Sift @it down from @i: the items below @i are in order. */
@@ -57,6 +82,7 @@ pti_queue_pop (PtiEngine *e)
   PtiQueue *q = &e->queue;
   Item top = q->items[0];
   Item last = q->items[--q->n];
+  q->last = G_MAXUINT;
   if (q->n > 0)
     sift_down (q, 0, last);
   return top;
@@ -71,13 +97,22 @@ pti_queue_next_time (PtiEngine *e)
 void
 pti_queue_collect (const PtiEngine *e, GArray *into)
 {
-  g_array_append_vals (into, e->queue.items, e->queue.n);
+  for (guint i = 0; i < e->queue.n; i++) {
+    Item it = e->queue.items[i];
+    if (it.type & ITEM_THEN_RESUME) {
+      it.type &= ITEM_TYPE_MASK;
+      g_array_append_val (into, it);
+      it = (Item) { .t = it.t, .seq = it.seq + 1, .rank = it.rank, .type = ITEM_RESUME };
+    }
+    g_array_append_val (into, it);
+  }
 }
 
 void
 pti_queue_shift (PtiEngine *e, double dt, double now)
 {
   PtiQueue *q = &e->queue;
+  q->last = G_MAXUINT;
   for (guint i = 0; i < q->n; i++)
     q->items[i].t += dt;
   /* Adding one number keeps the order, unless two times become equal:
@@ -89,6 +124,7 @@ pti_queue_shift (PtiEngine *e, double dt, double now)
 void
 pti_queue_init (PtiEngine *e)
 {
+  e->queue.last = G_MAXUINT;
 }
 
 void
