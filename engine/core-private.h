@@ -304,6 +304,7 @@ struct _PtiEngine {
   const PtiSystem *system;
   Proc *procs;
   guint n_procs;
+  gboolean one_network;  /* every process's node is on one network: every pair has a route */
   PtiQueue queue;
   guint64 seq;
   double now;

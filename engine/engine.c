@@ -32,6 +32,8 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
   e->procs = g_new0 (Proc, nprocs);
   e->msg_chunks = g_ptr_array_new_with_free_func (g_free);
   pti_queue_init (e);
+  e->one_network = TRUE;
+  guint network = G_MAXUINT;
   for (guint r = 0; r < nprocs; r++) {
     Proc *p = &e->procs[r];
     PtiProcessorInfo info;
@@ -42,6 +44,10 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
     p->net = info.net;
     p->io = info.io;
     p->io_client = info.io_client;
+    if (r == 0)
+      network = info.network;
+    e->one_network = e->one_network && info.net != NULL && info.network != G_MAXUINT
+                     && info.network == network;
     p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
     p->source_done = TRUE;
   }
