@@ -181,7 +181,7 @@ drain (PtiEngine *e, gboolean bounded)
     /* The next item's process (and message) are likely not in cache with
      * thousands of ranks: start loading them while this item is handled. */
     if (G_LIKELY (pti_queue_size (e) > 0)) {
-      const Item *next = &e->queue.items[0];
+      const Item *next = pti_queue_peek (e);
       if (next->rank < e->n_procs)
         __builtin_prefetch (&e->procs[next->rank]);
       if (next->msg != NULL)
