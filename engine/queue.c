@@ -82,7 +82,7 @@ pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
  * injection, with the next insertion number and the same time, so it would
  * be handled right after it, nothing between (an item pushed meanwhile has a
  * later number).  Marking the injection instead saves a push and a pop of
- * the heap: a third of the items of a wavefront.  The RESUME's insertion
+ * the heap: a quarter of the items of a wavefront.  The RESUME's insertion
  * number is spent all the same, so every other item keeps its own. */
 void
 pti_queue_push_resume (PtiEngine *e, double t, guint32 rank)
