@@ -255,6 +255,13 @@ typedef enum {
   ITEM_NET_WAKE,         /* resource model `rank` may have a flow ending now */
 } ItemType;
 
+/* An INJECT_DATA or INJECT_REQUEST item with this bit also stands for the
+ * RESUME of its sender that was pushed right after it, at the same time
+ * (queue.c, pti_queue_push_resume): the two are handled one after the other
+ * with nothing between, so they share one place in the heap. */
+#define ITEM_THEN_RESUME 0x100u
+#define ITEM_TYPE_MASK 0xffu
+
 typedef struct {
   double t;
   guint64 seq;
@@ -267,6 +274,9 @@ typedef struct {
 typedef struct {
   Item *items;
   guint n, cap;
+  guint last;            /* where the last item pushed is, while no item has moved
+                          * since (G_MAXUINT: unknown) */
+  gboolean hole;         /* position 0 is empty (popped), 1 .. n-1 hold the items */
 } PtiQueue;
 
 /* ---- resource models and changes -------------------------------------------- */
@@ -295,6 +305,7 @@ struct _PtiEngine {
   const PtiSystem *system;
   Proc *procs;
   guint n_procs;
+  gboolean one_network;  /* every process's node is on one network: every pair has a route */
   PtiQueue queue;
   guint64 seq;
   double now;
@@ -358,28 +369,45 @@ struct _PtiEngine {
      : (e)->field)
 
 /* queue.c */
+static inline gboolean
+pti_item_less (const Item *a, const Item *b)
+{
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
 void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg);
+/* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
+ * pushed just before if that is @rank's injection at @t. */
+void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
 /* The next item (the queue is not empty). */
 Item pti_queue_pop (PtiEngine *e);
-/* Its time, without taking it. */
-double pti_queue_next_time (PtiEngine *e);
+/* The next item, without taking it (the queue is not empty). */
+static inline const Item *
+pti_queue_peek (const PtiEngine *e)
+{
+  const Item *h = e->queue.items;
+  if (!e->queue.hole)
+    return &h[0];
+  return e->queue.n > 2 && pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];
+}
+/* Its time. */
+static inline double
+pti_queue_next_time (const PtiEngine *e)
+{
+  return pti_queue_peek (e)->t;
+}
 static inline guint
 pti_queue_size (const PtiEngine *e)
 {
-  return e->queue.n;
+  return e->queue.n - e->queue.hole;
 }
-/* Append every item, in no particular order. */
+/* Append every item, in no particular order (a folded RESUME as an item
+ * of its own, as it was pushed). */
 void pti_queue_collect (const PtiEngine *e, GArray *into);
 /* Move every item @dt later; @now is the current time after the move. */
 void pti_queue_shift (PtiEngine *e, double dt, double now);
 void pti_queue_init (PtiEngine *e);
 void pti_queue_free (PtiEngine *e);
 
-static inline gboolean
-pti_item_less (const Item *a, const Item *b)
-{
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
 
 /* procs.c: windows, request slots, messages */
 Op *pti_proc_append_op (PtiEngine *e, Proc *p);

@@ -32,6 +32,8 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
   e->procs = g_new0 (Proc, nprocs);
   e->msg_chunks = g_ptr_array_new_with_free_func (g_free);
   pti_queue_init (e);
+  e->one_network = TRUE;
+  guint network = G_MAXUINT;
   for (guint r = 0; r < nprocs; r++) {
     Proc *p = &e->procs[r];
     PtiProcessorInfo info;
@@ -42,6 +44,10 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
     p->net = info.net;
     p->io = info.io;
     p->io_client = info.io_client;
+    if (r == 0)
+      network = info.network;
+    e->one_network = e->one_network && info.net != NULL && info.network != G_MAXUINT
+                     && info.network == network;
     p->free_req = p->posted_head = p->posted_tail = NO_SLOT;
     p->source_done = TRUE;
   }
@@ -175,7 +181,7 @@ drain (PtiEngine *e, gboolean bounded)
     /* The next item's process (and message) are likely not in cache with
      * thousands of ranks: start loading them while this item is handled. */
     if (G_LIKELY (pti_queue_size (e) > 0)) {
-      const Item *next = &e->queue.items[0];
+      const Item *next = pti_queue_peek (e);
       if (next->rank < e->n_procs)
         __builtin_prefetch (&e->procs[next->rank]);
       if (next->msg != NULL)
@@ -190,6 +196,18 @@ drain (PtiEngine *e, gboolean bounded)
     if (G_UNLIKELY (e->progress != NULL && --countdown == 0)) {
       report_progress (e);
       countdown = e->progress_every;
+    }
+    /* A RESUME folded into the injection (queue.c): it would have been the
+     * next item, at the same time, with nothing due between (handling an
+     * injection runs no process, applies no change and takes no digest). */
+    if ((it.type & ITEM_THEN_RESUME) && e->error == NULL) {
+      e->top = TRUE;
+      pti_proc_run (e, it.rank);
+      e->top = FALSE;
+      if (G_UNLIKELY (e->progress != NULL && --countdown == 0)) {
+        report_progress (e);
+        countdown = e->progress_every;
+      }
     }
   }
   return e->error == NULL;

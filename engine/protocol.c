@@ -231,19 +231,54 @@ post_recv (PtiEngine *e, guint rank, const Op *op)
   return slot;
 }
 
-/* The slots the blocking operation at @p's head waits for: the i-th. */
-static inline guint32
-wait_slot (const Proc *p, const Op *op, guint i)
+/* The blocking operation at @p's head completes: it waited from @from for
+ * requests @done (n_done of them), the latest (or chosen) @ready, with the
+ * message layer busy from @busy_from; receives cost @o_r more. */
+static void
+wait_complete (PtiEngine *e, guint rank, Proc *p, const Op *op, double from, double ready,
+               double busy_from, double o_r, const guint32 *done, guint n_done)
 {
-  if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
-    return p->blocking_slot;
-  return pti_req_slot (p, pti_wait_handle (p, i));
+  double end = MAX (ready, from);
+  double busy = end - MAX (busy_from, from);
+  busy = busy > 0 ? busy : 0;
+  double wait = (end - from) - busy;
+  double op_end = end + o_r;
+  p->wait += wait;
+  p->comm += busy + o_r;
+  p->clock = op_end;
+  if (e->sink.event != NULL) {
+    if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
+      pti_out_blocking (e, rank, op, p->blocking_slot, p->op_start, op_end, wait);
+    else
+      pti_out_wait (e, rank, op, p->op_start, op_end, wait, done, n_done);
+  }
+  for (guint i = 0; i < n_done; i++)
+    pti_req_release (p, done[i]);
+  p->n_events++;
+  p->rep.pos++;
+  pti_proc_consume (e, p);
+  p->state = PROC_READY;
 }
 
-static inline guint
-wait_count (const Op *op)
+/* try_finish_wait for a blocking send or receive: its one request. */
+static inline gboolean
+try_finish_blocking (PtiEngine *e, guint rank, Proc *p, const Op *op)
 {
-  return op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV ? 1 : op->peer;
+  guint32 slot = p->blocking_slot;
+  const Req *rq = &p->reqs[slot];
+  if (rq->state != REQ_DONE)
+    return FALSE;
+  double from = p->wait_from;
+  double ready = from, busy_from = from;
+  if (rq->ready >= from) {
+    ready = rq->ready;
+    busy_from = rq->busy_from;
+  }
+  double o_r = 0;
+  if (rq->is_recv)
+    o_r += ops (rq->model)->recv_overhead (rq->model->state, rq->bytes);
+  wait_complete (e, rank, p, op, from, ready, busy_from, o_r, &slot, 1);
+  return TRUE;
 }
 
 /* Try to complete the blocking operation at @p's head (begun at op_start,
@@ -253,10 +288,12 @@ try_finish_wait (PtiEngine *e, guint rank)
 {
   Proc *p = &e->procs[rank];
   const Op *op = pti_proc_op_at (p, p->head);
+  if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
+    return try_finish_blocking (e, rank, p, op);
   if (op->kind == PTI_OP_PROBE)
     return FALSE;   /* woken by probe_wake, not by its process's requests */
   gboolean any = op->kind == PTI_OP_WAITANY;
-  guint n = wait_count (op);
+  guint n = op->peer;
 
   /* all: the latest request decides; any: the earliest completed one.  A
    * waitany skips requests an earlier waitany already completed. */
@@ -265,7 +302,7 @@ try_finish_wait (PtiEngine *e, guint rank)
   guint live = 0;
   gint chosen = -1;
   for (guint i = 0; i < n; i++) {
-    guint32 slot = wait_slot (p, op, i);
+    guint32 slot = pti_req_slot (p, pti_wait_handle (p, i));
     if (slot == NO_SLOT)
       continue;
     live++;
@@ -286,16 +323,13 @@ try_finish_wait (PtiEngine *e, guint rank)
   if (chosen < 0)
     ready = busy_from = from;   /* all complete already, or (waitany) nothing left */
 
-  double end = MAX (ready, from);
-  double busy = end - MAX (busy_from, from);
-  busy = busy > 0 ? busy : 0;
   double o_r = 0;
   guint32 *done = PTI_SCRATCH (e, scratch_slots, scratch_slots_cap, MAX (n, 1));
   guint n_done = 0;
   for (guint i = 0; i < n; i++) {
     if (any && (gint) i != chosen)
       continue;
-    guint32 slot = wait_slot (p, op, i);
+    guint32 slot = pti_req_slot (p, pti_wait_handle (p, i));
     if (slot == NO_SLOT)
       continue;
     const Req *rq = &p->reqs[slot];
@@ -303,23 +337,7 @@ try_finish_wait (PtiEngine *e, guint rank)
       o_r += ops (rq->model)->recv_overhead (rq->model->state, rq->bytes);
     done[n_done++] = slot;
   }
-  double wait = (end - from) - busy;
-  double op_end = end + o_r;
-  p->wait += wait;
-  p->comm += busy + o_r;
-  p->clock = op_end;
-  if (e->sink.event != NULL) {
-    if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
-      pti_out_blocking (e, rank, op, p->blocking_slot, p->op_start, op_end, wait);
-    else
-      pti_out_wait (e, rank, op, p->op_start, op_end, wait, done, n_done);
-  }
-  for (guint i = 0; i < n_done; i++)
-    pti_req_release (p, done[i]);
-  p->n_events++;
-  p->rep.pos++;
-  pti_proc_consume (e, p);
-  p->state = PROC_READY;
+  wait_complete (e, rank, p, op, from, ready, busy_from, o_r, done, n_done);
   return TRUE;
 }
 
@@ -460,7 +478,7 @@ pti_proc_run (PtiEngine *e, guint rank)
       break;
     }
     if (p->clock > e->now && !may_go_on (e, top, p->clock)) {
-      pti_queue_push (e, p->clock, ITEM_RESUME, rank, NULL);
+      pti_queue_push_resume (e, p->clock, rank);
       p->state = PROC_SCHEDULED;
       return;
     }
@@ -532,7 +550,7 @@ pti_item_handle (PtiEngine *e, const Item *it)
   Msg *m = it->msg;
   PtiTransfer tr;
 
-  switch ((ItemType) it->type) {
+  switch ((ItemType) (it->type & ITEM_TYPE_MASK)) {
   case ITEM_RESUME:
     pti_proc_run (e, it->rank);
     break;

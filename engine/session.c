@@ -47,6 +47,21 @@ struct _PtiRud {
 
 #define NO_RUD_ID G_MAXUINT32
 
+/* Each rank's last price, beside the forms' shared places: a rank repeats
+ * its own use with its own values (its neighbours' numbers, say) many times
+ * in a row, but between two of them the other ranks' uses (pulled in turns)
+ * overwrite the shared places.  Only for forms whose price reads at most
+ * RANK_PRICE_VALUES values.  A form here belongs to a RUD of the session's
+ * table (a RUD priced once is kept there), so its address is never reused. */
+#define RANK_PRICE_VALUES 8
+
+typedef struct {
+  const RudForm *form;         /* NULL: none yet */
+  gconstpointer instance;
+  double price;
+  double values[RANK_PRICE_VALUES];
+} RankPrice;
+
 typedef struct {
   double time;
   char *target, *element, *value, *origin;
@@ -91,6 +106,7 @@ struct _PtiSession {
   PtiEngineFeed feed;           /* a change stream, given to the engine once it exists */
   PtiRud *bursts[3];            /* trace names of computations given as a time, as flops,
                                  * and of sleeps (pti_session_use_burst) */
+  RankPrice *rank_prices;       /* per rank, made at the first use priced */
 };
 
 static void
@@ -160,6 +176,7 @@ pti_session_free (PtiSession *s)
     return;
   pti_trace_sink_free (s->trace);
   pti_trace_writer_free (s->writer);   /* uncommitted: removes the temporary file */
+  g_free (s->rank_prices);
   pti_engine_free (s->engine);
   for (guint i = 0; i < G_N_ELEMENTS (s->bursts); i++)
     pti_session_rud_unref (s->bursts[i]);
@@ -623,6 +640,33 @@ form_price_remember (RudForm *form, gconstpointer instance, const PtiSymbols *sy
   form->prices[place] = (Price) { instance, price };
 }
 
+/* @rank's last price, if it was of @form on @instance with these values. */
+static inline gboolean
+rank_price_reusable (const RankPrice *rp, const RudForm *form, gconstpointer instance,
+                     const PtiSymbols *symbols, double *price)
+{
+  if (rp->form != form || rp->instance != instance)
+    return FALSE;
+  const double *values = pti_symbols_values (symbols);
+  for (guint i = 0; i < form->n_slots; i++)
+    if (values[form->slots[i]] != rp->values[i])   /* NaN never matches */
+      return FALSE;
+  *price = rp->price;
+  return TRUE;
+}
+
+static inline void
+rank_price_remember (RankPrice *rp, const RudForm *form, gconstpointer instance,
+                     const PtiSymbols *symbols, double price)
+{
+  const double *values = pti_symbols_values (symbols);
+  rp->form = form;
+  rp->instance = instance;
+  rp->price = price;
+  for (guint i = 0; i < form->n_slots; i++)
+    rp->values[i] = values[form->slots[i]];
+}
+
 /* The first parameter @form's price reads that is unbound, or G_MAXUINT
  * (also when the model cannot say which it reads). */
 static guint
@@ -702,14 +746,24 @@ pti_session_use_on (PtiSession *s, guint rank, PtiRud *rud, guint choice, guint 
   pti_symbols_set (s->symbols, s->slot_rank, rank);
   double seconds;
   guint place = 0;
-  if (!form_price_reusable (form, cpu->state, s->symbols, &seconds, &place)) {
-    if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, s->symbols, &seconds,
-                                            error))) {
-      g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
-      *unbound = first_unbound (form, s->symbols);
-      return FALSE;
+  RankPrice *rp = NULL;
+  if (form->slots != NULL && form->n_slots <= RANK_PRICE_VALUES) {
+    if (G_UNLIKELY (s->rank_prices == NULL))
+      s->rank_prices = g_new0 (RankPrice, pti_engine_n_procs (s->engine));
+    rp = &s->rank_prices[rank];
+  }
+  if (rp == NULL || !rank_price_reusable (rp, form, cpu->state, s->symbols, &seconds)) {
+    if (!form_price_reusable (form, cpu->state, s->symbols, &seconds, &place)) {
+      if (G_UNLIKELY (!cpu->desc->cpu->cost (cpu->state, form->compiled, s->symbols, &seconds,
+                                              error))) {
+        g_prefix_error (error, "rank %u, RUD '%s' on %s: ", rank, rud->name, cpu->owner);
+        *unbound = first_unbound (form, s->symbols);
+        return FALSE;
+      }
+      form_price_remember (form, cpu->state, s->symbols, place, seconds);
     }
-    form_price_remember (form, cpu->state, s->symbols, place, seconds);
+    if (rp != NULL)
+      rank_price_remember (rp, form, cpu->state, s->symbols, seconds);
   }
   if (G_UNLIKELY (rud->id == NO_RUD_ID)) {
     rud->id = s->ruds->len;
