@@ -33,8 +33,9 @@
 #     error, the events replayed, replay speed (events/s) and peak memory;
 #     the largest capture is marked.  Then, where section 2's wall times
 #     are known, the uncaptured run's span estimated as the captured span
-#     less the capture's overhead (median captured wall time less median
-#     plain one), and the error against it.  The first error is the
+#     less the capture's overhead in that run (its manifest's wall time
+#     less the median plain one), and the error against it: meaningful
+#     where the run is long against the spread of the plain wall times.  The first error is the
 #     replay's (the same run, no run-to-run noise); the second is what a
 #     user predicting the uncaptured program gets: it also holds what the
 #     capture adds to the bursts, which the replay keeps (capture/README.md);
@@ -230,7 +231,7 @@ fi
 configs=$root/configs
 echo "== replay of each last capture on configs/epyc_vm_2cpu.xml (this host, speed_ratio 1)"
 echo "   measured: the captured run's longest rank span, end of MPI_Init to MPI_Finalize"
-echo "   plain: that span less the capture's overhead (section 2's medians), when known"
+echo "   plain: that span less the capture's overhead in that run (its wall time less section 2's plain median), when known"
 printf '  %-22s %11s %11s %8s %11s %8s %12s %7s %11s %11s %9s\n' program measured predicted error \
   plain error calls "B/call" events "events/s" "peak MiB"
 largest= largest_bytes=0
@@ -249,12 +250,14 @@ while read -r name; do
   python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" <<'PY'
 import json, re, sys
 name, measured, j = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
-# section 2's line of this program: median plain and captured wall times
+# section 2's line of this program: the median plain wall time; the
+# capture's own wall time from its manifest
 plain_col = "%11s %8s" % ("-", "-")
+wall = float(re.search(r"^wall_s=([\d.]+)", open(sys.argv[4]).read(), re.M).group(1))
 for line in open(sys.argv[5]):
-    m = re.match(r"\s+(\S+)\s+np \d+\s+plain\s+([\d.]+) s .*capture\s+([\d.]+) s", line)
+    m = re.match(r"\s+(\S+)\s+np \d+\s+plain\s+([\d.]+) s ", line)
     if m and m.group(1) == name:
-        est = measured - (float(m.group(3)) - float(m.group(2)))
+        est = measured - (wall - float(m.group(2)))
         if est > 0:
             plain_col = "%10.4fs %+7.1f%%" % (est, 100 * (j["predicted_time_s"] / est - 1))
 manifest = open(sys.argv[4]).read().split("[rank")[0]
