@@ -14,8 +14,8 @@
 # keeps the per-function call tables (pticapture --calls) and the captures
 # (DIR/captures/NAME); --captures DIR replays the captures already in DIR
 # (every subdirectory with a manifest) without running anything; --plain
-# FILE takes the plain and captured wall times of section 2 from a
-# previous run's output (or DIR/../walls.txt, which --keep writes).
+# FILE takes the plain wall times of section 2 from a previous run's
+# output (or DIR/../walls.txt, which --keep writes).
 # Needs Open MPI (mpicc, mpifort, mpirun) and the Debian packages hpcc,
 # lammps and lammps-examples, netpipe-openmpi; a program that is missing is
 # skipped, saying so.
@@ -35,10 +35,11 @@
 #     are known, the uncaptured run's span estimated as the captured span
 #     less the capture's overhead in that run (its manifest's wall time
 #     less the median plain one), and the error against it: meaningful
-#     where the run is long against the spread of the plain wall times.  The first error is the
-#     replay's (the same run, no run-to-run noise); the second is what a
-#     user predicting the uncaptured program gets: it also holds what the
-#     capture adds to the bursts, which the replay keeps (capture/README.md);
+#     where the run is long against the spread of the plain wall times.
+#     The first error is the replay's (the same run, no run-to-run noise);
+#     the second is what a user predicting the uncaptured program gets: it
+#     also holds what the capture adds to the bursts, which the replay
+#     keeps (capture/README.md);
 #  4. what-if: the same captures predicted on configs/pc_cluster.xml,
 #     fat_tree_1024.xml and torus_512.xml (contention), and the speed ratios
 #     of those systems (the geometric mean of epyc_vm_2cpu.xml's operation
