@@ -116,6 +116,7 @@ typedef struct {
    * MPI_Init (ns = ns0 + (tsc - tsc0) * mult / 2^32); mult 0: no TSC. */
   uint64_t tsc0, ns0, tsc_mult;
   char clock_note[96];
+  char dur_floor[32];              /* HEADER dur_floor_ns: pti_cap_measure_floor () */
 } PtiCap;
 
 extern PtiCap pti_cap;

@@ -34,6 +34,7 @@ typedef struct {
   GArray *files;          /* PtiFile by the capture's local file id (MPI-IO), or NULL */
   GArray *posix_files;    /* the same for the POSIX files, an id space of their own */
   gint8 mounted;          /* its node mounts a file system: 1 yes, -1 no, 0 not asked yet */
+  double dur_floor_ns;    /* what the capture adds to each call's dur (HEADER dur_floor_ns) */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -323,6 +324,25 @@ leaked (CaptureSource *s, guint rank)
   return TRUE;
 }
 
+/* The own time of a call that no model prices (capture/README.md,
+ * "Replay": a poll that found nothing, a local function, ...), as
+ * computation priced like the bursts: its dur less what the capture adds
+ * to each call's (the floor the capture library measured, once per call a
+ * REPEAT stands for), never below 0. */
+static gboolean
+replay_own (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+            guint *appended, GError **error)
+{
+  const RankState *st = &s->ranks[rank];
+  double ns = (double) (ev->t_end - ev->t_start) - st->dur_floor_ns * (double) ev->count;
+  if (!st->started || !(ns > 0))
+    return TRUE;
+  if (!pti_use_time (ctx, rank, ns * 1e-9, error))
+    return FALSE;
+  (*appended)++;
+  return TRUE;
+}
+
 static gboolean
 replay_burst (CaptureSource *s, PtiContext *ctx, guint rank, guint64 ns, guint *appended,
               GError **error)
@@ -398,10 +418,10 @@ replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptu
       remember (st, ev->request, REQ_NONE, 0);
     return TRUE;
   }
-  if (w.size <= 1) {   /* MPI_COMM_SELF and the like: no traffic */
+  if (w.size <= 1) {   /* MPI_COMM_SELF and the like: no traffic, a local call */
     if (nb)
       remember (st, ev->request, REQ_NONE, 0);
-    return TRUE;
+    return replay_own (s, ctx, rank, ev, appended, error);
   }
   guint root = ev->peer >= 0 ? (guint) ev->peer : 0;
   guint64 n = 0;
@@ -459,9 +479,9 @@ replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptu
   return ok;
 }
 
-/* MPI functions recorded by name that make no communication: their time is
- * that of the call, which the replay leaves out as it leaves out every
- * call's own duration.  Any other function recorded by name is noted. */
+/* MPI functions recorded by name that make no communication and cannot
+ * wait for another rank: their own time is replayed as computation.  Any
+ * other function recorded by name is noted. */
 static gboolean
 is_local (const char *name)
 {
@@ -614,13 +634,14 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     return TRUE;
   }
   if (ev->code == PTI_C_generic) {
-    if (!is_local (ev->name))
-      pti_replay_notes_add (s->notes, ev->name, "no model for this MPI function: its time on "
-                            "the capture host is left out", ev->count);
+    if (is_local (ev->name))
+      return replay_own (s, ctx, rank, ev, appended, error);
+    pti_replay_notes_add (s->notes, ev->name, "no model for this MPI function: its time on "
+                          "the capture host is left out", ev->count);
     return TRUE;
   }
-  if (ev->count > 1)
-    return TRUE;   /* a REPEAT of polls that found nothing: their time is the wait's */
+  if (ev->count > 1)   /* a REPEAT of polls that found nothing */
+    return replay_own (s, ctx, rank, ev, appended, error);
   if (ev->error != 0) {
     if (PTI_CAPTURE_IS_POSIX (ev->code))
       pti_replay_notes_add (s->notes, "POSIX file calls that failed", "the C library returned "
@@ -631,6 +652,8 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     return TRUE;
   }
   gboolean ok = TRUE;
+  gboolean own = FALSE;   /* a call no model prices: its own time is computation */
+  guint before = *appended;
   Where w;
   CollKind kind = coll_kind (ev->code);
   switch (kind != COLL_N ? G_MAXUINT : ev->code) {
@@ -638,8 +661,10 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     ok = replay_collective (s, ctx, rank, ev, kind, appended, error);
     break;
   case PTI_C_Send: case PTI_C_Ssend: case PTI_C_Bsend: case PTI_C_Rsend:
-    if (ev->peer < 0)
-      break;   /* MPI_PROC_NULL */
+    if (ev->peer < 0) {
+      own = TRUE;   /* MPI_PROC_NULL: a local call */
+      break;
+    }
     if (!where_of_event (s, ctx, rank, ev, &w, error))
       return FALSE;
     ok = ev->code == PTI_C_Ssend
@@ -652,8 +677,10 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   case PTI_C_Recv: case PTI_C_Mrecv: case PTI_C_Probe: case PTI_C_Mprobe: {
     /* from where, with the tag and bytes the status says (so MPI_ANY_SOURCE
      * and MPI_ANY_TAG are what happened) */
-    if (!ev->has_status || !ev->status.has_bytes || ev->status.source < 0)
-      break;   /* MPI_PROC_NULL */
+    if (!ev->has_status || !ev->status.has_bytes || ev->status.source < 0) {
+      own = TRUE;   /* MPI_PROC_NULL: a local call */
+      break;
+    }
     guint32 cid = ev->code == PTI_C_Mrecv ? st->mprobe_comm : ev->comm;
     if (ev->code == PTI_C_Mprobe)
       st->mprobe_comm = ev->comm;
@@ -669,10 +696,11 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     break;
   }
   case PTI_C_Iprobe: case PTI_C_Improbe:
-    /* a poll: its time is the wait's; one that found a message is followed
-     * by the receive that takes it */
+    /* a poll: its own time; one that found a message is followed by the
+     * receive that takes it, which the network model prices */
     if (ev->code == PTI_C_Improbe && ev->flag)
       st->mprobe_comm = ev->comm;
+    own = TRUE;
     break;
   case PTI_C_Isend: case PTI_C_Issend: case PTI_C_Ibsend: case PTI_C_Irsend:
   case PTI_C_Irecv: case PTI_C_Imrecv: {
@@ -689,17 +717,20 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   case PTI_C_Send_init: case PTI_C_Ssend_init: case PTI_C_Bsend_init: case PTI_C_Rsend_init:
   case PTI_C_Recv_init:
     remember (st, ev->request, REQ_IDLE, 0);   /* posted by each MPI_Start */
+    own = TRUE;
     break;
   case PTI_C_Start: case PTI_C_Startall:
     ok = start (s, ctx, rank, ev, appended, error);
     break;
   case PTI_C_Request_free:
     request_free (s, rank, ev);
+    own = TRUE;
     break;
   case PTI_C_Wait: case PTI_C_Waitall: case PTI_C_Waitany: case PTI_C_Waitsome:
   case PTI_C_Test: case PTI_C_Testall: case PTI_C_Testany: case PTI_C_Testsome:
   case PTI_C_Request_get_status:
     ok = complete (s, ctx, rank, ev, appended, error);
+    own = *appended == before;   /* nothing to wait for: a test that found nothing */
     break;
   case PTI_C_Sendrecv: case PTI_C_Sendrecv_replace: {
     /* Both halves in flight at once, as MPI_Sendrecv does. */
@@ -718,6 +749,7 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
       ok = pti_mpi_waitall (ctx, rank, k, pair, error);
       *appended += k + 1;
     }
+    own = k == 0;   /* both sides MPI_PROC_NULL */
     break;
   }
   case PTI_C_Comm_dup: case PTI_C_Comm_dup_with_info: case PTI_C_Comm_idup:
@@ -730,9 +762,8 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
       remember (st, ev->request, REQ_NONE, 0);
     break;
   case PTI_C_Reduce_local:
-    /* arithmetic on this rank: the call's own time */
-    ok = pti_use_time (ctx, rank, (ev->t_end - ev->t_start) * 1e-9, error);
-    (*appended)++;
+  case PTI_C_Op_create: case PTI_C_Op_free:
+    own = TRUE;   /* arithmetic on this rank; operations made and freed */
     break;
   case PTI_C_Finalize:
     /* requests freed while active complete by now, and so do those the
@@ -750,7 +781,8 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   case PTI_C_Abort:
     return fail (error, s, rank, ev, "the program called MPI_Abort: nothing to predict after it");
   case PTI_C_Cancel:
-    break;   /* noted at the completion that says it succeeded */
+    own = TRUE;   /* noted at the completion that says it succeeded */
+    break;
   case PTI_C_File_open: case PTI_C_File_close: case PTI_C_File_write_at: case PTI_C_File_read_at:
   case PTI_C_File_write_at_all: case PTI_C_File_read_at_all: case PTI_C_File_write:
   case PTI_C_File_read: case PTI_C_File_write_all: case PTI_C_File_read_all:
@@ -763,13 +795,38 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     ok = replay_posix (s, ctx, rank, ev, error);
     break;
   default:
-    break;   /* no communication: communicators freed, operations made and freed */
+    break;   /* communicators freed or disconnected: collective, they may wait */
   }
+  if (ok && own)
+    ok = replay_own (s, ctx, rank, ev, appended, error);
   /* the WSL's errors say what; this says where (fail () said both) */
   if (!ok && error != NULL && *error != NULL && !g_str_has_prefix ((*error)->message, s->dir))
     g_prefix_error (error, "%s: rank %u, call %" G_GUINT64_FORMAT " (%s): ", s->dir, rank,
                     ev->index, ev->name);
   return ok;
+}
+
+/* What the capture adds to the dur of every call of @rank: the HEADER
+ * property dur_floor_ns (FORMAT.md 6.1), 0 in a capture without it (taken
+ * before pticapture measured it: its calls' own times then keep the
+ * capture's two clock reads). */
+static gboolean
+dur_floor (const CaptureSource *s, guint rank, const PtiCaptureHeader *h, double *ns,
+           GError **error)
+{
+  *ns = 0;
+  for (guint i = 0; h->prop_keys != NULL && h->prop_keys[i] != NULL; i++) {
+    if (strcmp (h->prop_keys[i], "dur_floor_ns") != 0)
+      continue;
+    char *end;
+    *ns = g_ascii_strtod (h->prop_values[i], &end);
+    if (end == h->prop_values[i] || *end != '\0' || !(*ns >= 0 && *ns < 1e9)) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: rank %u: HEADER property "
+                   "dur_floor_ns is '%s', not a time in ns", s->dir, rank, h->prop_values[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -780,6 +837,8 @@ capture_pull (PtiContext *ctx, guint rank, gpointer data, gboolean *done, GError
   if (st->reader == NULL) {
     st->reader = pti_capture_rank_open (s->trace, rank, error);
     if (st->reader == NULL)
+      return FALSE;
+    if (!dur_floor (s, rank, pti_capture_rank_header (st->reader), &st->dur_floor_ns, error))
       return FALSE;
     pti_capture_rank_set_mark_func (st->reader, replay_mark, st);
   }

@@ -5,7 +5,7 @@
 # (issue 12, points 1, 5 and 6).
 #
 #   tests/bench/capture.sh [--runs N] [--only LIST] [--keep DIR] [BUILD_DIR]
-#   tests/bench/capture.sh --captures DIR [BUILD_DIR]    (sections 3 and 4 only)
+#   tests/bench/capture.sh --captures DIR [--plain FILE] [BUILD_DIR]    (sections 3 and 4 only)
 #
 # BUILD_DIR defaults to build-bench (configured here, --buildtype=release).
 # --runs (default 5) runs of each case without and with capture,
@@ -13,7 +13,9 @@
 # programs (comma-separated: kernels, netpipe, lammps, hpcc).  --keep DIR
 # keeps the per-function call tables (pticapture --calls) and the captures
 # (DIR/captures/NAME); --captures DIR replays the captures already in DIR
-# (every subdirectory with a manifest) without running anything.
+# (every subdirectory with a manifest) without running anything; --plain
+# FILE takes the plain wall times of section 2 from a previous run's
+# output (or DIR/../walls.txt, which --keep writes).
 # Needs Open MPI (mpicc, mpifort, mpirun) and the Debian packages hpcc,
 # lammps and lammps-examples, netpipe-openmpi; a program that is missing is
 # skipped, saying so.
@@ -29,7 +31,15 @@
 #     (this host, speed_ratio 1): measured (the captured run's longest rank
 #     span from the end of MPI_Init to MPI_Finalize) against predicted, the
 #     error, the events replayed, replay speed (events/s) and peak memory;
-#     the largest capture is marked;
+#     the largest capture is marked.  Then, where section 2's wall times
+#     are known, the uncaptured run's span estimated as the captured span
+#     less the capture's overhead in that run (its manifest's wall time
+#     less the median plain one), and the error against it: meaningful
+#     where the run is long against the spread of the plain wall times.
+#     The first error is the replay's (the same run, no run-to-run noise);
+#     the second is what a user predicting the uncaptured program gets: it
+#     also holds what the capture adds to the bursts, which the replay
+#     keeps (capture/README.md);
 #  4. what-if: the same captures predicted on configs/pc_cluster.xml,
 #     fat_tree_1024.xml and torus_512.xml (contention), and the speed ratios
 #     of those systems (the geometric mean of epyc_vm_2cpu.xml's operation
@@ -41,11 +51,12 @@
 # are most of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-runs=5 only=kernels,netpipe,lammps,hpcc out= captures=
+runs=5 only=kernels,netpipe,lammps,hpcc out= captures= plain=
 while [ $# -gt 0 ]; do
   case $1 in
     --captures) captures=$(cd "$2" && pwd); only=none; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --plain) plain=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --only) only=$2; shift 2 ;;
     --keep) out=$2; shift 2 ;;
     -*) echo "capture.sh: unknown option $1" >&2; exit 2 ;;
@@ -66,6 +77,17 @@ export PTI_CAPTURE_LIBRARY=$build/capture/libpticapture.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$out" ] && mkdir -p "$out"
+# section 2's wall-time lines, which section 3 reads
+walls=${out:+$out/walls.txt}
+walls=${walls:-$tmp/walls.txt}
+: > "$walls"
+if [ -n "$plain" ]; then
+  cp "$plain" "$tmp/walls.txt"
+  walls=$tmp/walls.txt
+elif [ -n "$captures" ] && [ -f "$captures/../walls.txt" ]; then
+  cp "$captures/../walls.txt" "$tmp/walls.txt"
+  walls=$tmp/walls.txt
+fi
 traces=${out:-$tmp}/captures
 if [ -n "$captures" ]; then
   traces=$captures
@@ -126,7 +148,7 @@ bench () {
   rm -rf "$traces/$name"
   mv "$tmp/trace" "$traces/$name"
   echo "$name" >> "$tmp/list"
-  python3 - "$name" "$np" "$tmp/plain.txt" "$tmp/cap.txt" "$tmp/check.txt" <<'PY'
+  python3 - "$name" "$np" "$tmp/plain.txt" "$tmp/cap.txt" "$tmp/check.txt" <<'PY' | tee -a "$walls"
 import re, statistics, sys
 name, np = sys.argv[1], sys.argv[2]
 plain = [float(x) for x in open(sys.argv[3])]
@@ -210,8 +232,9 @@ fi
 configs=$root/configs
 echo "== replay of each last capture on configs/epyc_vm_2cpu.xml (this host, speed_ratio 1)"
 echo "   measured: the captured run's longest rank span, end of MPI_Init to MPI_Finalize"
-printf '  %-22s %11s %11s %8s %12s %7s %11s %11s %9s\n' program measured predicted error calls "B/call" \
-  events "events/s" "peak MiB"
+echo "   plain: that span less the capture's overhead in that run (its wall time less section 2's plain median), when known"
+printf '  %-22s %11s %11s %8s %11s %8s %12s %7s %11s %11s %9s\n' program measured predicted error \
+  plain error calls "B/call" events "events/s" "peak MiB"
 largest= largest_bytes=0
 while read -r name; do
   t=$traces/$name
@@ -225,15 +248,25 @@ while read -r name; do
     done | sort -g | tail -1)
   "$ptieval" --json "$configs/epyc_vm_2cpu.xml" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
     { echo "  $name: ptieval failed: $(cat "$tmp/replay.err")"; continue; }
-  python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" <<'PY'
+  python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" <<'PY'
 import json, re, sys
 name, measured, j = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
+# section 2's line of this program: the median plain wall time; the
+# capture's own wall time from its manifest
+plain_col = "%11s %8s" % ("-", "-")
+wall = float(re.search(r"^wall_s=([\d.]+)", open(sys.argv[4]).read(), re.M).group(1))
+for line in open(sys.argv[5]):
+    m = re.match(r"\s+(\S+)\s+np \d+\s+plain\s+([\d.]+) s ", line)
+    if m and m.group(1) == name:
+        est = measured - (wall - float(m.group(2)))
+        if est > 0:
+            plain_col = "%10.4fs %+7.1f%%" % (est, 100 * (j["predicted_time_s"] / est - 1))
 manifest = open(sys.argv[4]).read().split("[rank")[0]
 calls = int(re.search(r"^calls=(\d+)", manifest, re.M).group(1))
 size = int(re.search(r"^bytes=(\d+)", manifest, re.M).group(1))
 p = j["predicted_time_s"]
 notes = ", ".join("%s %d" % (n["what"], n["count"]) for n in j["not_replayed"])
-print(f"  {name:<22} {measured:10.4f}s {p:10.4f}s {100 * (p / measured - 1):+7.1f}% {calls:>12,} "
+print(f"  {name:<22} {measured:10.4f}s {p:10.4f}s {100 * (p / measured - 1):+7.1f}% {plain_col} {calls:>12,} "
       f"{size / max(calls, 1):7.2f} {j['events']:>11,} "
       f"{j['events_per_s']:>11,.0f} {j['peak_rss_bytes'] / 1048576:9.1f}" + (f"  notes: {notes}" if notes else ""))
 PY

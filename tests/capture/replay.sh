@@ -5,47 +5,112 @@
 # collectives, matched probes, wildcards) captured on 2 ranks, then
 # evaluated on a system whose CPU ratio is 1 (cpu-time).  Checks that every
 # rank's predicted compute time is the sum of its captured bursts after
-# MPI_Init plus its reductions' arithmetic (closed form), that messages
+# MPI_Init, plus its reductions' arithmetic, plus the own time of the
+# calls no model prices (local functions, polls that found nothing,
+# MPI_PROC_NULL peers, ...: their dur less the capture's dur_floor_ns)
+# (closed form), that messages
 # between the ranks were replayed and nothing was left out, that the
 # capture is recognised by its directory, manifest or a rank file, that a
 # trace cut short or a manifest saying a rank crashed is refused, and that
-# a call the replay cannot model stops it naming rank and call.
-# TAP output; skips when Open MPI is missing.
+# a call the replay cannot model stops it naming rank and call.  Tests 7
+# and 8, without MPI: a trace written by hand (make-trace.py) with local
+# calls and polls replays their own times as stated, on this host and on
+# one 4 times slower.
+# TAP output; tests 1-6 skip when Open MPI is missing.
 set -u
 ptieval=$1 host=$2 stencil=${3:-} kernel=${4:-} calls=${5:-}
-echo "1..6"
-if [ -z "${MPIRUN:-}" ] || [ -z "$stencil" ]; then
-  for i in 1 2 3 4 5 6; do echo "ok $i # SKIP no Open MPI (libopenmpi-dev, openmpi-bin)"; done
-  exit 0
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+echo "1..8"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# make-trace.py's rank: bursts after MPI_Init 1000 + 9000 + 2000 + 19800 +
+# 500 + 1 = 32,301 ns; own times, dur less dur_floor_ns (10) per call:
+# MPI_Comm_rank (50 - 10) + (450 - 9 x 10) = 400, MPI_Iprobe finding
+# nothing (70 - 10) + (6930 - 99 x 10) = 6,000, MPI_Wtime 30 - 10 = 20; so
+# 38,721 ns at speed_ratio 1 (one rank: all of it computation), 4 x that =
+# 154,884 ns at speed_ratio 0.25, and 32,301 + 7,530 = 39,831 ns from a
+# capture without dur_floor_ns (nothing to subtract).
+predict () {   # predict SYSTEM MAKE-TRACE-OPTIONS...: the predicted time, or the error
+  local sys=$1
+  shift
+  rm -rf "$tmp/hand"
+  python3 "$here/make-trace.py" "$tmp/hand" "$@"
+  "$ptieval" "$sys" "$tmp/hand" >"$tmp/hand.out" 2>&1
+  sed -n 's/^predicted time: \([0-9.]*\) s$/\1/p' "$tmp/hand.out"
+  grep "error" "$tmp/hand.out"
+}
+synthetic () {
+  sed 's|<speed_ratio>1</speed_ratio>|<speed_ratio>0.25</speed_ratio>|' "$host" >"$tmp/slow.xml"
+  local a b c d
+  a=$(predict "$host") b=$(predict "$tmp/slow.xml") c=$(predict "$host" --no-floor)
+  d=$(predict "$host" --floor abc)
+  if [ "$a" = 0.000038721 ] && [ "$c" = 0.000039831 ]; then
+    echo "ok 7 - own times of local calls and polls, less the capture's floor: $a s (without dur_floor_ns $c s)"
+  else
+    echo "not ok 7 - predicted '$a' and without dur_floor_ns '$c', expected 0.000038721 and 0.000039831 s"
+  fi
+  if [ "$b" != 0.000154884 ]; then
+    echo "not ok 8 - on a CPU 4 times slower: '$b', expected 0.000154884 s"
+  elif [[ "$d" != *"rank 0: HEADER property dur_floor_ns is 'abc', not a time in ns"* ]]; then
+    echo "not ok 8 - a dur_floor_ns that is not a number: '$d'"
+  else
+    echo "ok 8 - 4 times that on a CPU 4 times slower: $b s; a bad dur_floor_ns: ${d#*error: }"
+  fi
+}
+if [ -z "${MPIRUN:-}" ] || [ -z "$stencil" ]; then
+  for i in 1 2 3 4 5 6; do echo "ok $i # SKIP no Open MPI (libopenmpi-dev, openmpi-bin)"; done
+  synthetic
+  exit 0
+fi
 "$PTICAPTURE" -q -o "$tmp/st" -- "$MPIRUN" -np 2 "$stencil" 20000 40 >"$tmp/out" 2>&1 ||
   { echo "Bail out! capture failed: $(cat "$tmp/out")"; exit 1; }
 
 # check N TRACE WHAT: ptieval's compute time per rank = the bursts after
 # MPI_Init (cpu-time, speed_ratio 1) plus one double combined (1 ns at
-# host2.xml's 1 GFlop/s) per 8-byte allreduce; some communication on each
+# host2.xml's 1 GFlop/s) per 8-byte allreduce plus the own time of the
+# calls no model prices (capture/README.md, "Replay"), each its dur less
+# the rank's dur_floor_ns (read from its file's HEADER); some communication on each
 # rank; nothing noted as not replayed but NOTES ("what=count,...").
 check () {
   local n=$1 trace=$2 what=$3 notes=${4:-}
   "$ptieval" --json "$host" "$trace" >"$tmp/json" 2>"$tmp/err"
   local rc=$?
   for r in 0 1; do "$PTICAPTURE" --print "$trace" --rank $r >"$tmp/print-$r" || exit 1; done
-  python3 - "$tmp" "$rc" "$n" "$what" "$notes" <<'PY'
+  python3 - "$tmp" "$rc" "$n" "$what" "$notes" "$trace" <<'PY'
 import json, re, sys
-tmp, rc, n, what, notes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+tmp, rc, n, what, notes, trace = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+def floor_of(r):   # HEADER property dur_floor_ns: its length byte, then the digits
+    d = open("%s/rank-%d.ptc" % (trace, r), "rb").read(65536)
+    i = d.index(b"dur_floor_ns") + len("dur_floor_ns")
+    return float(d[i + 1:i + 1 + d[i]])
+OWN = ("MPI_Iprobe", "MPI_Improbe", "MPI_Request_free", "MPI_Cancel", "MPI_Op_create",
+       "MPI_Op_free", "MPI_Reduce_local", "MPI_Send_init", "MPI_Ssend_init", "MPI_Bsend_init",
+       "MPI_Rsend_init", "MPI_Recv_init")
+POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome", "MPI_Request_get_status")
+def own_ns(f, line, floor):
+    # calls the replay turns into no model's use; recorded by name: no field after dur
+    name, count = f[2], 1
+    if len(f) > 3 and f[3].startswith("x"): count = int(f[3][1:])
+    by_name = not any("=" in x for x in f[f.index(next(x for x in f if x.startswith("dur="))) + 1:])
+    own = (by_name and name not in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize")) \
+        or name in OWN or count > 1 or (name in POLLS and " flag=0" in line) \
+        or (name in ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend") and " peer=NULL" in line) \
+        or (name in ("MPI_Recv", "MPI_Probe", "MPI_Mprobe", "MPI_Mrecv") and "src=-2" in line)
+    if not own: return 0
+    dur = int(re.search(r" dur=(\d+)", line).group(1))
+    return max(0.0, dur - floor * count)
 if rc != 0:
     print("not ok %s - %s: ptieval exit %d: %s" % (n, what, rc, open(tmp + "/err").read().strip())); sys.exit(0)
 j = json.load(open(tmp + "/json"))
 bad = []
 for r in (0, 1):
-    started, total, allreduces = False, 0, 0
+    started, total, allreduces, floor = False, 0, 0, floor_of(r)
     for line in open("%s/print-%d" % (tmp, r)):
         if line.startswith("#"): continue
         f = line.split()
         m = re.search(r" burst=(\d+)", line)
-        if started and m: total += int(m.group(1))
+        if started and m: total += int(m.group(1)) + own_ns(f, line, floor)
         if f[2] in ("MPI_Init", "MPI_Init_thread"): started = True
         if f[2] == "MPI_Allreduce":
             if " bytes=8 " not in line + " ": bad.append("rank %d: an allreduce not of 8 bytes" % r)
@@ -53,7 +118,7 @@ for r in (0, 1):
     p = j["per_process"][r]
     want = total * 1e-9 + allreduces * 1e-9
     if abs(p["compute_s"] - want) > 1e-13 + 1e-12 * want:
-        bad.append("rank %d: compute %.12f s, bursts + reductions %.12f s" % (r, p["compute_s"], want))
+        bad.append("rank %d: compute %.12f s, bursts + reductions + own times %.12f s" % (r, p["compute_s"], want))
     if p["comm_s"] <= 0: bad.append("rank %d: no communication time" % r)
     if p["end_s"] < p["compute_s"]: bad.append("rank %d: ends before its computation" % r)
 if abs(j["predicted_time_s"] - max(p["end_s"] for p in j["per_process"])) > 1e-12:
@@ -63,7 +128,7 @@ got_notes = dict((x["what"], x["count"]) for x in j["not_replayed"])
 if got_notes != want_notes:
     bad.append("not replayed: %s, expected %s" % (got_notes, want_notes))
 print(("not ok %s - %s: " % (n, what) + "; ".join(bad)) if bad else
-      "ok %s - %s: compute per rank = captured bursts; messages replayed, nothing left out "
+      "ok %s - %s: compute per rank = captured bursts and own times; messages replayed, nothing left out "
       "(predicted %.6f s)" % (n, what, j["predicted_time_s"]))
 PY
 }
@@ -131,3 +196,4 @@ elif [ $rc -eq 0 ] || ! grep -q "the capture is incomplete: rank 1: the program 
 else
   echo "ok 6 - directory, manifest and rank file replay alike; $(head -1 "$tmp/out")"
 fi
+synthetic
