@@ -4,8 +4,9 @@
  *
  * The system file (schemas/hmc.xsd) holds one computer with this host's
  * CPUs: its cpu-clc operation costs, measured at the optimisation level
- * named, its dense floating-point rate (the host BLAS's dgemm), and the MPI library's point-to-point figures between two of its
- * ranks as the computer's intra-node net-simple model.  The memory profile
+ * named, its dense floating-point rate (the host BLAS's dgemm), and the
+ * MPI library's point-to-point figures between two of its ranks as the
+ * computer's intra-node net-simple model.  The memory profile
  * (models/cpu-mem/cpu-mem.xsd) goes to a file of its own until the
  * memory-aware model that reads it exists.  Every number carries a comment
  * saying how it was measured.  calibrate/README.md explains the method.
@@ -503,7 +504,8 @@ main (int argc, char **argv)
   }
   Options o = { .level = level ? level : "2", .cflags = cflags, .name = name, .skip = skip,
                 .cc_opt = cc_opt, .mpicc_opt = mpicc_opt, .mpirun_opt = mpirun_opt,
-                .blas = blas ? blas : "libblas.so.3", .quick = quick, .do_cpu = TRUE, .do_memory = TRUE, .do_mpi = TRUE,
+                .blas = blas ? blas : "libblas.so.3", .quick = quick, .do_cpu = TRUE,
+                .do_memory = TRUE, .do_mpi = TRUE,
                 .progress = !no_progress, .mem_max = quick ? 64u << 20 : 256u << 20 };
   if (!g_strv_contains (levels, o.level)) {
     g_printerr ("pticalibrate: error: -O %s: the level must be one of 0 1 2 3 s g z fast\n",

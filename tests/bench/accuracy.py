@@ -20,8 +20,8 @@ kept; ptieval replays it on --system, the capture's bursts (the time
 between its MPI calls, as measured) priced by the CPU model at the
 system's speed_ratio (1: this host).  Its measured time is the span the
 replay predicts, from the end of MPI_Init to MPI_Finalize (the slowest
-rank), taken from uncaptured runs with libptispan.so (capture/span.c)
-preloaded.  The captures are kept beside the measurements file
+rank), taken from uncaptured runs with libptispan.so
+(tests/bench/capture/span.c) preloaded.  The captures are kept beside the measurements file
 (FILE.captures/), so a rerun with it predicts again from the same traces.
 """
 import argparse
@@ -306,6 +306,10 @@ def lammps_cases(args, capdir):
     if not (os.path.isdir(LAMMPS_EXAMPLES) and subprocess.run(
             ['sh', '-c', 'command -v lmp'], capture_output=True).returncode == 0):
         print('# lammps: skipped (apt-get install lammps lammps-examples)', file=sys.stderr)
+        return []
+    if not os.path.exists(os.path.join(args.build, 'capture', 'libpticapture.so')):
+        print('# lammps: skipped (pti was built without MPI: no pticapture library)',
+              file=sys.stderr)
         return []
     d, inputs = lammps_inputs(args.work)
     rows = []

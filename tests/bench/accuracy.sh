@@ -19,6 +19,12 @@
 #            uncaptured, the span a replay predicts (end of MPI_Init to
 #            MPI_Finalize), with tests/bench/capture/span.c preloaded
 #
+# HPC Challenge is not replayed from captures: hpcc reports each test's
+# time from inside one run, and a capture replays the whole run (its
+# quiet-host captures replay 16% to 38% short: millions of polls and
+# small calls whose own time a replay leaves out, capture/README.md);
+# its rows stay hand models.
+#
 # The real programs are built here with `mpicc -O2`, the level the system's
 # operation costs must have been measured at (pticalibrate -O2, the default).
 # --system names the calibrated system; without it pticalibrate --quick
