@@ -79,7 +79,7 @@ cal_flops_measure (const CalRun *run, const char *cc, const char *lib, GString *
                  "the floating-point probe printed no rate (its output is in %s)", run->workdir);
     return FALSE;
   }
-  g_autofree char *noise = cal_noise_text ("runs", preempted, dirty, NULL);
+  g_autofree char *noise = cal_noise_text ("runs", preempted, dirty, "runs");
   g_autofree char *comment = cal_strdup_printf (
     "Floating-point rate: the host's BLAS dgemm (%s, opened by the probe with dlopen), C = A B "
     "for n x n doubles, 2 n^3 flops a product, timed after one warm-up product; the rate of "
