@@ -4,8 +4,9 @@
  *
  * The system file (schemas/hmc.xsd) holds one computer with this host's
  * CPUs: its cpu-clc operation costs, measured at the optimisation level
- * named, and the MPI library's point-to-point figures between two of its
- * ranks as the computer's intra-node net-simple model.  The memory profile
+ * named, its dense floating-point rate (the host BLAS's dgemm), and the
+ * MPI library's point-to-point figures between two of its ranks as the
+ * computer's intra-node net-simple model.  The memory profile
  * (models/cpu-mem/cpu-mem.xsd) goes to a file of its own until the
  * memory-aware model that reads it exists.  Every number carries a comment
  * saying how it was measured.  calibrate/README.md explains the method.
@@ -191,7 +192,7 @@ typedef struct {
   const char *output;        /* system file, or NULL: standard output */
   const char *profile_path;  /* memory profile, or NULL: none */
   const char *level, *cflags, *name, *workdir, *skip;
-  const char *cc_opt, *mpicc_opt, *mpirun_opt;
+  const char *cc_opt, *mpicc_opt, *mpirun_opt, *blas;
   gboolean quick, latency, do_cpu, do_memory, do_mpi, progress;
   guint64 mem_max;
   Output *sys_out, *mem_out;
@@ -306,6 +307,19 @@ calibrate (const Options *o, GError **error)
   if (o->do_cpu) {
     CalCpuOptions co = { .cc = cc, .level = o->level, .cflags = o->cflags, .latency = o->latency };
     ok = cal_cpu_measure (&run, &co, cpu_xml, report, error);
+    /* This file describes this host: a computation measured here (a
+     * pticapture trace taken on it) replays at its own speed.  The rates
+     * go first in <cpu_clc>, before the operation codes. */
+    g_autoptr (GString) rates = g_string_new (NULL);
+    cal_xml_comment (rates, 6, "Computations given as a measured time (pticapture and Dimemas "
+                               "traces, use_time) take t / speed_ratio: 1, this host's own "
+                               "captures replay at their own speed.");
+    g_string_append (rates, "      <speed_ratio>1</speed_ratio>\n");
+    ok = ok && cal_flops_measure (&run, cc, o->blas, rates, report, skipped, error);
+    const char *open_tag = ok ? strstr (cpu_xml->str, "<cpu_clc unit=\"ns\">\n") : NULL;
+    if (open_tag != NULL)
+      g_string_insert (cpu_xml, open_tag - cpu_xml->str + strlen ("<cpu_clc unit=\"ns\">\n"),
+                       rates->str);
   } else
     g_string_append (skipped, "Operation costs not measured (--skip cpu): the cpu_clc element "
                               "is empty, and pricing any computation fails.\n");
@@ -428,7 +442,7 @@ main (int argc, char **argv)
 {
   g_autofree char *output = NULL, *memory = NULL, *level = NULL, *cflags = NULL, *cost = NULL,
                   *cc_opt = NULL, *mpicc_opt = NULL, *mpirun_opt = NULL, *skip = NULL,
-                  *name = NULL, *keep = NULL, *memory_max = NULL;
+                  *name = NULL, *keep = NULL, *memory_max = NULL, *blas = NULL;
   gboolean quick = FALSE, no_progress = FALSE, version = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
@@ -451,6 +465,9 @@ main (int argc, char **argv)
       "MPI C compiler (default: $MPICC, else mpicc)", "MPICC" },
     { "mpirun", 0, 0, G_OPTION_ARG_STRING, &mpirun_opt, "MPI launcher (default: mpirun)",
       "MPIRUN" },
+    { "blas", 0, 0, G_OPTION_ARG_STRING, &blas,
+      "BLAS library whose dgemm gives the floating-point rate, opened with dlopen (default "
+      "libblas.so.3)", "LIB" },
     { "skip", 0, 0, G_OPTION_ARG_STRING, &skip,
       "Leave parts out, comma-separated: cpu, memory, mpi", "LIST" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &name, "System name (default: the host name)", "NAME" },
@@ -487,7 +504,8 @@ main (int argc, char **argv)
   }
   Options o = { .level = level ? level : "2", .cflags = cflags, .name = name, .skip = skip,
                 .cc_opt = cc_opt, .mpicc_opt = mpicc_opt, .mpirun_opt = mpirun_opt,
-                .quick = quick, .do_cpu = TRUE, .do_memory = TRUE, .do_mpi = TRUE,
+                .blas = blas ? blas : "libblas.so.3", .quick = quick, .do_cpu = TRUE,
+                .do_memory = TRUE, .do_mpi = TRUE,
                 .progress = !no_progress, .mem_max = quick ? 64u << 20 : 256u << 20 };
   if (!g_strv_contains (levels, o.level)) {
     g_printerr ("pticalibrate: error: -O %s: the level must be one of 0 1 2 3 s g z fast\n",

@@ -13,6 +13,16 @@ choice) the predicted time (s) and error ((predicted - measured) /
 measured).  Then, per model, the median and the largest absolute error,
 overall and per program.  --measurements FILE keeps the measured times: a
 later run with the same file predicts again without running the programs.
+
+LAMMPS is predicted through captured traces: each case is captured
+(pticapture) CAPTURES times and the capture whose replay is the median is
+kept; ptieval replays it on --system, the capture's bursts (the time
+between its MPI calls, as measured) priced by the CPU model at the
+system's speed_ratio (1: this host).  Its measured time is the span the
+replay predicts, from the end of MPI_Init to MPI_Finalize (the slowest
+rank), taken from uncaptured runs with libptispan.so
+(tests/bench/capture/span.c) preloaded.  The captures are kept beside the measurements file
+(FILE.captures/), so a rerun with it predicts again from the same traces.
 """
 import argparse
 import json
@@ -28,6 +38,8 @@ import xml.etree.ElementTree as ET
 
 
 def human(b):
+    if not b:
+        return '-'
     for unit, size in (('GiB', 1 << 30), ('MiB', 1 << 20), ('KiB', 1 << 10)):
         if b >= size:
             return '%.3g %s' % (b / size, unit)
@@ -239,6 +251,122 @@ def hpcc_cases(args):
     return rows
 
 
+# ---- LAMMPS: captured, replayed; measured uncaptured ----------------------
+
+LAMMPS_EXAMPLES = '/usr/share/lammps/examples'
+CAPTURES = 3
+# shared memory only, as capture.sh runs them
+LAMMPS_ENV = dict(os.environ, OMPI_MCA_btl='self,vader')
+
+
+def lammps_inputs(work):
+    """Write the inputs into work/lammps: melt with a box of 6 and of 10 fcc
+    cells (864 and 4000 atoms, 250 steps), crack as it is (2-D, 5000
+    steps).  Returns [(name, size, input file)]."""
+    d = os.path.join(work, 'lammps')
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(LAMMPS_EXAMPLES, 'melt', 'in.melt')) as f:
+        melt = f.read()
+    box = re.compile(r'(region\s+box\s+block)\s+0 10 0 10 0 10')
+    if not box.search(melt):
+        raise RuntimeError('in.melt changed: its box "block 0 10 0 10 0 10" not found')
+    out = []
+    for cells, atoms in ((6, 864), (10, 4000)):
+        name = 'in.melt%d' % cells
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(box.sub(r'\1 0 %d 0 %d 0 %d' % (cells, cells, cells), melt))
+        out.append(('melt-%d' % atoms, 'melt, %d atoms' % atoms, name))
+    with open(os.path.join(LAMMPS_EXAMPLES, 'crack', 'in.crack')) as f:
+        crack = f.read()
+    with open(os.path.join(d, 'in.crack'), 'w') as f:
+        f.write(crack)
+    out.append(('crack', 'crack, 2-D', 'in.crack'))
+    return d, out
+
+
+def lammps_span(args, ranks, cwd, infile):
+    """One uncaptured run: the slowest rank's span (end of MPI_Init to
+    MPI_Finalize) and whether every rank had the CPU for 95% of it."""
+    cmd = ['mpirun', '-np', str(ranks), '-x', 'LD_PRELOAD=' + args.span_lib,
+           'lmp', '-in', infile, '-log', 'none', '-screen', 'none']
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=LAMMPS_ENV)
+    spans = re.findall(r'pti-span rank=\d+ span_s=([0-9.eE+-]+) cpu_s=([0-9.eE+-]+)', r.stderr)
+    if r.returncode != 0 or len(spans) != ranks:
+        raise RuntimeError('%s failed (%d):\n%s' % (' '.join(cmd), r.returncode, r.stderr[-2000:]))
+    span = max(float(s) for s, _ in spans)
+    cpu = max(float(c) for _, c in spans)
+    busy = min(float(c) / float(s) for s, c in spans)
+    return span, cpu, busy >= 0.95
+
+
+def lammps_cases(args, capdir):
+    """Measure (--runs undisturbed uncaptured runs, up to 2 --runs tries,
+    else the CPU times marked *) and capture (CAPTURES captures, the one
+    with the median replay on --system kept) each case."""
+    if not (os.path.isdir(LAMMPS_EXAMPLES) and subprocess.run(
+            ['sh', '-c', 'command -v lmp'], capture_output=True).returncode == 0):
+        print('# lammps: skipped (apt-get install lammps lammps-examples)', file=sys.stderr)
+        return []
+    if not os.path.exists(os.path.join(args.build, 'capture', 'libpticapture.so')):
+        print('# lammps: skipped (pti was built without MPI: no pticapture library)',
+              file=sys.stderr)
+        return []
+    d, inputs = lammps_inputs(args.work)
+    rows = []
+    for name, size, infile in (inputs[:2] if args.quick else inputs):
+        for ranks in (1, 2):
+            clean, cpu = [], []
+            for _ in range(2 * args.runs):
+                span, c, ok = lammps_span(args, ranks, d, infile)
+                cpu.append(c)
+                if ok:
+                    clean.append(span)
+                    if len(clean) == args.runs:
+                        break
+            times, how = (clean, 'wall %d/%d' % (len(clean), len(cpu))) if clean \
+                else (cpu, 'cpu* 0/%d' % len(cpu))
+            case = 'lammps-%s-np%d' % (name, ranks)
+            caps = []
+            for k in range(CAPTURES):
+                trace = os.path.join(capdir, '%s.%d' % (case, k))
+                subprocess.run(['rm', '-rf', trace], check=True)
+                r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q', '-o',
+                                    trace, '--', 'mpirun', '-np', str(ranks), 'lmp', '-in',
+                                    infile, '-log', 'none', '-screen', 'none'],
+                                   capture_output=True, text=True, cwd=d, env=LAMMPS_ENV)
+                if r.returncode != 0:
+                    raise RuntimeError('pticapture of %s failed:\n%s' % (case, r.stderr[-2000:]))
+                caps.append((ptieval(args, args.system, trace, {}), trace))
+            caps.sort()
+            keep = os.path.join(capdir, case)
+            subprocess.run(['rm', '-rf', keep], check=True)
+            os.rename(caps[len(caps) // 2][1], keep)
+            for _, trace in caps:
+                subprocess.run(['rm', '-rf', trace], check=True)
+            rows.append(('lammps-' + name.split('-')[0], size, 0, ranks, times, how,
+                         (keep, {})))
+            print_measured(rows[-1])
+    return rows
+
+
+def workload_path(args, path, base):
+    """A row's workload as the measurements file keeps it: an example
+    relative to the source tree (older files name it absolutely, from the
+    tree they ran in), a capture relative to the file's directory."""
+    if path.startswith('@examples/'):
+        return os.path.join(args.root, 'wsl', 'examples', path[len('@examples/'):])
+    if '/wsl/examples/' in path:
+        return os.path.join(args.root, 'wsl', 'examples', path.split('/wsl/examples/')[-1])
+    return os.path.join(base, path)
+
+
+def stored_path(args, path, base):
+    ex = os.path.join(args.root, 'wsl', 'examples') + os.sep
+    if path.startswith(ex):
+        return '@examples/' + path[len(ex):]
+    return os.path.relpath(path, base)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--root', required=True)
@@ -246,41 +374,59 @@ def main():
     ap.add_argument('--work', required=True)
     ap.add_argument('--system', required=True)
     ap.add_argument('--runs', type=int, default=5)
-    ap.add_argument('--only', default='sweep3d,cg,hpcc')
+    ap.add_argument('--only', default='sweep3d,cg,hpcc,lammps')
+    ap.add_argument('--span-lib', default='',
+                    help='libptispan.so (tests/bench/capture/span.c), for the LAMMPS rows')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--models', default='',
                     help='comma-separated CPU models to predict with (ptieval --use-model)')
     ap.add_argument('--measurements', default='',
                     help='JSON file of measured times: read if it exists, else written')
     args = ap.parse_args()
+    # LAMMPS runs in a directory of its own: the paths it is given must hold there
+    args.build, args.span_lib = os.path.abspath(args.build), os.path.abspath(args.span_lib)
     only = set(args.only.split(','))
     ex = os.path.join(args.root, 'wsl', 'examples')
     models = [m for m in args.models.split(',') if m] or [None]
 
     # rows: (program, size, ws, ranks, measured times, how, (workload, defines))
+    base = os.path.dirname(os.path.abspath(args.measurements)) if args.measurements else args.work
+    capdir = (os.path.splitext(os.path.abspath(args.measurements))[0] + '.captures'
+              if args.measurements else os.path.join(args.work, 'captures'))
+    # A measurements file that exists gives its rows; a program of --only
+    # it has no row of is measured and added to it (the LAMMPS rows added
+    # to a file of the other programs' times).
+    kept = []
     if args.measurements and os.path.exists(args.measurements):
         with open(args.measurements) as f:
-            rows = [tuple(r[:6]) + ((r[6][0], r[6][1]),) for r in json.load(f)
-                    if r[0].split('-')[0] in only]
+            kept = [tuple(r[:6]) + ((workload_path(args, r[6][0], base), r[6][1]),)
+                    for r in json.load(f)]
         print('# measured times from %s' % args.measurements, file=sys.stderr)
-    else:
-        rows = []
-        cases = []
-        if 'sweep3d' in only:
-            cases += sweep3d_cases(args.quick)
-        if 'cg' in only:
-            cases += cg_cases(args.quick)
-        for prog, size, ws, ranks, params in cases:
-            times, how = run_program(args, prog, ranks, params)
-            rows.append((prog, size, ws, ranks, times, how, (os.path.join(ex, prog + '.xml'), params)))
-            print_measured(rows[-1])
-        if 'hpcc' in only:
-            for row in hpcc_cases(args):
-                rows.append(row)
-                print_measured(row)
-        if args.measurements:
-            with open(args.measurements, 'w') as f:
-                json.dump(rows, f, indent=1)
+    have = {r[0].split('-')[0] for r in kept}
+    todo = only - have
+    new_rows = []
+    cases = []
+    if 'sweep3d' in todo:
+        cases += sweep3d_cases(args.quick)
+    if 'cg' in todo:
+        cases += cg_cases(args.quick)
+    for prog, size, ws, ranks, params in cases:
+        times, how = run_program(args, prog, ranks, params)
+        new_rows.append((prog, size, ws, ranks, times, how,
+                         (os.path.join(ex, prog + '.xml'), params)))
+        print_measured(new_rows[-1])
+    if 'hpcc' in todo:
+        for row in hpcc_cases(args):
+            new_rows.append(row)
+            print_measured(row)
+    if 'lammps' in todo:
+        os.makedirs(capdir, exist_ok=True)
+        new_rows += lammps_cases(args, capdir)
+    if args.measurements and new_rows:
+        with open(args.measurements, 'w') as f:
+            json.dump([r[:6] + ((stored_path(args, r[6][0], base), r[6][1]),)
+                       for r in kept + new_rows], f, indent=1)
+    rows = [r for r in kept + new_rows if r[0].split('-')[0] in only]
 
     preds = [[ptieval(args, args.system, wl, defines, m) for m in models]
              for (_, _, _, _, _, _, (wl, defines)) in rows]
@@ -301,6 +447,25 @@ def main():
             line += ' %12.5g %+7.1f%%' % (p, 100 * (p - med) / med)
             errors[k].setdefault(prog, []).append((p - med) / med)
         print(line)
+    notes = []
+    if any(r[0].startswith('lammps') for r in rows):
+        notes.append('lammps rows: predicted through a capture (pticapture), its computation the '
+                     'capture\'s measured bursts priced by the CPU model at the system\'s '
+                     'speed_ratio (every CPU model prices a burst alike: t / speed_ratio); '
+                     'measured, the span the replay predicts (end of MPI_Init to MPI_Finalize, '
+                     'the slowest rank) of uncaptured runs.')
+    if any(r[0].startswith('hpcc') for r in rows):
+        notes.append('hpcc rows: hand models; DGEMM and HPL as flops at the system\'s '
+                     'flop_rate (every CPU model alike), STREAM as its memory references '
+                     '(cpu-clc) plus its bytes at the memory profile (cpu-mem), PTRANS as '
+                     'cpu-clc operations and messages.')
+    if any('*' in r[5] for r in rows):
+        notes.append('how *: no run was undisturbed (the host was busier than its CPUs); the '
+                     'median of the CPU times (hpcc: of the wall times), marked.')
+    if notes:
+        print()
+        for n in notes:
+            print('Note: ' + n)
     for k, m in enumerate(models):
         print()
         if m:

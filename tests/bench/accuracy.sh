@@ -12,6 +12,18 @@
 #   cg       tests/accuracy/programs/cg-real.c        wsl/examples/cg.xml
 #   hpcc     HPC Challenge (Debian's hpcc): STREAM triad, DGEMM, PTRANS, HPL,
 #            against the hand-made models wsl/examples/hpcc-*.xml
+#   lammps   LAMMPS (Debian's lammps, lammps-examples): melt at 864 and 4000
+#            atoms, crack; each captured (pticapture) and its capture
+#            replayed, the bursts priced by the CPU model at the system's
+#            speed_ratio (1: pticalibrate's file is this host's); measured
+#            uncaptured, the span a replay predicts (end of MPI_Init to
+#            MPI_Finalize), with tests/bench/capture/span.c preloaded
+#
+# HPC Challenge is not replayed from captures: hpcc reports each test's
+# time from inside one run, and a capture replays the whole run (its
+# quiet-host captures replay 16% to 38% short: millions of polls and
+# small calls whose own time a replay leaves out, capture/README.md);
+# its rows stay hand models.
 #
 # The real programs are built here with `mpicc -O2`, the level the system's
 # operation costs must have been measured at (pticalibrate -O2, the default).
@@ -25,11 +37,14 @@
 # (ptieval --use-model COMPUTER=MODEL for every computer of the system): one
 # predicted and error column per model, the before and after of issue 13.2.
 # --measurements FILE keeps the measured times (JSON) and, when it exists,
-# predicts from them without running the programs again.  Needs mpicc, mpirun and, for hpcc, the hpcc package.
+# predicts from them without running the programs again; a program of
+# --only it has no row of is measured and added to it.  The LAMMPS captures
+# are kept beside it (FILE without .json, then .captures/).  Needs mpicc,
+# mpirun and, for hpcc and lammps, their packages (skipped, saying so).
 # BUILD_DIR defaults to build (configured and built if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-system= runs= quick= only=sweep3d,cg,hpcc models= measurements=
+system= runs= quick= only=sweep3d,cg,hpcc,lammps models= measurements=
 while [ $# -gt 0 ]; do
   case $1 in
     --system) system=$2; shift 2 ;;
@@ -61,9 +76,10 @@ fi
 for p in sweep3d cg; do
   mpicc -O2 -o "$work/$p-real" "$root/tests/accuracy/programs/$p-real.c" -lm
 done
+mpicc -O2 -shared -fPIC -o "$work/libptispan.so" "$root/tests/bench/capture/span.c"
 if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 exec python3 "$root/tests/bench/accuracy.py" --root "$root" --build "$build" --work "$work" \
   --system "$system" --runs "$runs" --only "$only" ${quick:+--quick} \
-  --models "$models" --measurements "$measurements"
+  --models "$models" --measurements "$measurements" --span-lib "$work/libptispan.so"

@@ -84,6 +84,21 @@ def main():
              run(cal, '-o', out, '--cc', 'false', '--skip', 'mpi,memory'), 1,
              'the operation-cost kernels do not compile', '-O2', 'exit status 1', within=20)
 
+        # No BLAS: the floating-point rate is skipped, the file still
+        # written and valid, without <flop_rate>, saying why.
+        noblas = os.path.join(tmp, 'noblas.xml')
+        case('a BLAS that cannot be loaded: exit 0, a warning naming it',
+             run(cal, '-o', noblas, '--quick', '--blas', 'libpti-no-such-blas.so.9', '--skip',
+                 'mpi,memory'), 0,
+             'warning: no floating-point rate', 'libpti-no-such-blas.so.9', '--blas', within=90)
+        ok = os.path.exists(noblas)
+        text = open(noblas, encoding='utf-8').read() if ok else ''
+        root = ET.fromstring(text) if ok else None
+        results.append(('... the file says so, has <speed_ratio> and no <flop_rate>',
+                        ok and 'Floating-point rate not measured' in text
+                        and root.find('.//flop_rate') is None
+                        and root.find('.//speed_ratio') is not None, [text[:600]]))
+
         # No mpicc: the MPI part is skipped, the file still written and valid.
         nompi = os.path.join(tmp, 'nompi.xml')
         got = run(cal, '-o', nompi, '--mpicc', '/nonexistent/mpicc', '--skip', 'cpu,memory')

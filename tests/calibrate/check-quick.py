@@ -16,7 +16,9 @@ not checked, only what was written), then, as TAP:
     every number of the files has a comment before it saying how it was
     measured;
   * pti loads it and uses its numbers: a loop of n multiply-adds predicts
-    exactly n (LFOR + CMLL + INLL + MFDL + AFDL), and an 8-byte message
+    exactly n (LFOR + CMLL + INLL + MFDL + AFDL), f flops and a burst
+    measured as t s exactly f / flop_rate + t (speed_ratio 1; the rate
+    from the host's BLAS, its check skipped without one), and an 8-byte message
     between the node's two CPUs exactly o_s + L + 8/B + o_r, read back from
     the file (closed forms, tests/calibrate/data);
   * the memory profile covers 4 KiB to 64 MiB for unit, strided and random
@@ -132,7 +134,8 @@ def main():
                                capture_output=True, text=True, check=True).stdout
         codes = [line.split('\t')[0] for line in codes.splitlines()]
         clc = root.find('.//cpu_clc')
-        got = [c.tag for c in clc]
+        rates = ('speed_ratio', 'flop_rate')
+        got = [c.tag for c in clc if c.tag not in rates]
         bad = [c.tag for c in clc if not re.fullmatch(r'[0-9]+(\.[0-9]+)?', c.text or '')]
         check('every cpu-clc code (%d) has one cost' % len(codes),
               sorted(got) == sorted(codes), 'missing %s, extra %s'
@@ -140,7 +143,7 @@ def main():
         check('every cost is a non-negative decimal', not bad, 'not: %s' % bad)
         # a size piece's comment comes before the piece, which holds its two figures
         pieceless = re.sub(r'(<piece\b[^>]*>).*?</piece>', r'\1', text)
-        missing = preceded_by_comments(pieceless, codes + ['latency', 'bandwidth', 'send_overhead',
+        missing = preceded_by_comments(pieceless, codes + list(rates) + ['latency', 'bandwidth', 'send_overhead',
                                                            'recv_overhead', 'eager_limit', 'piece'])
         check('every figure of the system file has a comment before it', not missing,
               'no comment before %s' % missing[:10])
@@ -151,7 +154,30 @@ def main():
         check('the system file names no source or build directory',
               src not in text and os.path.dirname(os.path.abspath(cal)) not in text)
 
-        cost = {c.tag: float(c.text) * 1e-9 for c in clc}
+        cost = {c.tag: float(c.text) * 1e-9 for c in clc if c.tag not in rates}
+        # The rates: speed_ratio 1 (this host's own captures), flop_rate in
+        # GFlop/s from the host's BLAS (absent, with a warning, without one).
+        sr, fr = clc.find('speed_ratio'), clc.find('flop_rate')
+        check('<speed_ratio> is 1', sr is not None and float(sr.text) == 1.0,
+              ET.tostring(sr).decode() if sr is not None else 'no <speed_ratio>')
+        if 'no floating-point rate' in r.stderr:
+            skip('<flop_rate> in GFlop/s, a positive decimal', 'no BLAS on this host')
+            check('without a BLAS there is no <flop_rate>', fr is None)
+        else:
+            check('<flop_rate> in GFlop/s, a positive decimal',
+                  fr is not None and fr.get('unit') == 'GFlop/s'
+                  and re.fullmatch(r'[0-9]+(\.[0-9]+)?', fr.text or '') and float(fr.text) > 0,
+                  ET.tostring(fr).decode() if fr is not None else 'no <flop_rate>')
+            rate = float(fr.text) * 1e9 if fr is not None else float('nan')
+            f, t = 3e9, 0.25
+            want = f / rate + t
+            for opts, name in (((), 'cpu-clc'), (('--use-model', 'host=cpu-mem'), 'cpu-mem')):
+                got, err = predicted(ptieval, system, os.path.join(
+                    src, 'tests', 'calibrate', 'data', 'rates.xml'), 'f=%g' % f, 't=%g' % t,
+                    options=opts)
+                check('%s prices f flops and a t-second burst at f / flop_rate + t / 1' % name,
+                      got is not None and abs(got - want) <= 1e-9 * want,
+                      'predicted %s, closed form %s %s' % (got, want, err))
         n = 1000000
         want = n * (cost['LFOR'] + cost['CMLL'] + cost['INLL'] + cost['MFDL'] + cost['AFDL'])
         got, err = predicted(ptieval, system, os.path.join(src, 'tests', 'calibrate', 'data',
