@@ -259,9 +259,12 @@ def main():
 
     # rows: (program, size, ws, ranks, measured times, how, (workload, defines))
     if args.measurements and os.path.exists(args.measurements):
+        # The workload is this tree's file of the recorded name: the file
+        # keeps the path of the tree that measured, which may be gone or
+        # hold an older model.
         with open(args.measurements) as f:
-            rows = [tuple(r[:6]) + ((r[6][0], r[6][1]),) for r in json.load(f)
-                    if r[0].split('-')[0] in only]
+            rows = [tuple(r[:6]) + ((os.path.join(ex, os.path.basename(r[6][0])), r[6][1]),)
+                    for r in json.load(f) if r[0].split('-')[0] in only]
         print('# measured times from %s' % args.measurements, file=sys.stderr)
     else:
         rows = []

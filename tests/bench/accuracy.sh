@@ -25,7 +25,8 @@
 # (ptieval --use-model COMPUTER=MODEL for every computer of the system): one
 # predicted and error column per model, the before and after of issue 13.2.
 # --measurements FILE keeps the measured times (JSON) and, when it exists,
-# predicts from them without running the programs again.  Needs mpicc, mpirun and, for hpcc, the hpcc package.
+# predicts from them without running the programs again, with this
+# tree's workload files (wsl/examples/, by the recorded file name).  Needs mpicc, mpirun and, for hpcc, the hpcc package.
 # BUILD_DIR defaults to build (configured and built if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
