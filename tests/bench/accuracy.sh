@@ -26,7 +26,8 @@
 # predicted and error column per model, the before and after of issue 13.2.
 # --measurements FILE keeps the measured times (JSON) and, when it exists,
 # predicts from them without running the programs again, with this
-# tree's workload files (wsl/examples/, by the recorded file name).  Needs mpicc, mpirun and, for hpcc, the hpcc package.
+# tree's workload files (wsl/examples/, by the recorded file name).
+# Needs mpicc, mpirun and, for hpcc, the hpcc package.
 # BUILD_DIR defaults to build (configured and built if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

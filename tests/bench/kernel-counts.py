@@ -32,6 +32,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from accuracy import cg_cases, sweep3d_cases  # noqa: E402
+from reuse import callgrind_events  # noqa: E402  (cachegrind's files have the same lines)
 
 
 def caches(system):
@@ -63,14 +64,7 @@ def cachegrind(argv, d1, ll):
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError('%s failed:\n%s' % (' '.join(cmd), r.stderr[-2000:]))
-        events = totals = None
-        with open(out) as f:
-            for line in f:
-                if line.startswith('events:'):
-                    events = line.split()[1:]
-                elif line.startswith('summary:'):
-                    totals = [int(x) for x in line.split()[1:]]
-        return dict(zip(events, totals)), r.stdout
+        return callgrind_events(out), r.stdout
 
 
 def main():
