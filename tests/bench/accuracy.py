@@ -398,6 +398,9 @@ def main():
     # to a file of the other programs' times).
     kept = []
     if args.measurements and os.path.exists(args.measurements):
+        # The workload is this tree's file of the recorded name: the file
+        # keeps the path of the tree that measured, which may be gone or
+        # hold an older model.
         with open(args.measurements) as f:
             kept = [tuple(r[:6]) + ((workload_path(args, r[6][0], base), r[6][1]),)
                     for r in json.load(f)]

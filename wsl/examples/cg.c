@@ -28,17 +28,21 @@ static const struct {
 #define CGITMAX 25
 
 /* The RUDs of cg.xml, verbatim in substance, memory signatures included
- * (see the comments there; ws_cg is bound as a parameter below). */
+ * (see the comments there; ws_cg is bound as a parameter below): WS for
+ * the matrix stream and the vectors last used before the SpMV, WV for the
+ * vectors the loops before re-used. */
 #define WS "working_set='ws_cg' pattern='unit'"
+#define WV "working_set='56 * nc' pattern='unit'"
 static const char init_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='88' " WS ">"
+  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='88'"
+  "       working_set='56 * (na + 2)' pattern='unit'>"
   "  <compute type='clc' of='5*TFDL,7*ARF1'/></loop></rud>";
 
 static const char dot_rr_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char spmv_rud[] =
@@ -53,56 +57,56 @@ static const char spmv_rud[] =
 
 static const char reduce_add_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
   "  <compute type='clc' of='AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char pq_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
   "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
-  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
+  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='TFDL,ARF1'/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,3*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='48' " WS ">"
-  "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,6*ARF1'/></loop>"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='32' " WS ">"
+  "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,6*ARF1' bytes='16' " WV "/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char p_update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char residual_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
   "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
-  "  <compute type='clc' of='MFDL,2*AFDL,2*TFDL,2*ARF1'/></loop></rud>";
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
+  "  <compute type='clc' of='MFDL,2*AFDL,2*TFDL,2*ARF1' bytes='8' " WV "/></loop></rud>";
 
 static const char norms_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,4*ARF1'/></loop></rud>";
 
 static const char normalize_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='FCAL,DFDL,TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
   "  <compute type='clc' of='MFDL,TFDL,2*ARF1'/></loop></rud>";
 
 typedef struct {
