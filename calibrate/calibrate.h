@@ -162,6 +162,14 @@ typedef struct {
   gboolean progress;       /* report progress on stderr */
 } CalRun;
 
+/* Run a probe in the run's directory with a deadline of @timeout_s: its
+ * output is kept there as @keep_name (for --keep) and parsed into @lines
+ * ((transfer full) CalLine*); @seconds is how long it ran.  A probe that
+ * fails is an error saying @what, with the command and its messages. */
+gboolean cal_run_probe (const CalRun *run, const char *const *argv, double timeout_s,
+                        const char *what, const char *keep_name, GPtrArray **lines,
+                        double *seconds, GError **error);
+
 typedef struct {
   const char *cc;          /* the C compiler (a name in PATH or a path) */
   const char *level;       /* the optimisation level: "0", "2", "s", "fast"... */

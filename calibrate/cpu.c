@@ -88,18 +88,11 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
                           "--budget-s", budget, NULL };
   if (run->progress)
     g_printerr ("pticalibrate: operation costs: timing every code (%s runs each)...\n", reps);
-  g_autofree char *out = NULL, *err = NULL;
-  int status;
-  gint64 t0 = g_get_monotonic_time ();
-  if (!cal_run (bench, run->workdir, 1800, &out, &err, &status, error))
+  g_autoptr (GPtrArray) lines = NULL;
+  double seconds;
+  if (!cal_run_probe (run, bench, 1800, "the operation-cost benchmark failed", "clc-bench.out",
+                      &lines, &seconds, error))
     return FALSE;
-  if (status != 0) {
-    cal_set_command_error (error, "the operation-cost benchmark failed", bench, status, err);
-    return FALSE;
-  }
-  double seconds = (g_get_monotonic_time () - t0) / 1e6;
-  cal_write_file (run->workdir, "clc-bench.out", out, NULL);   /* for --keep */
-  g_autoptr (GPtrArray) lines = cal_parse_lines (out);
 
   double clock_ns = NAN, preempted = 0, dirty = 0, cmll = NAN, inll = NAN;
   for (guint i = 0; i < lines->len; i++) {

@@ -29,18 +29,11 @@ cal_flops_measure (const CalRun *run, const char *cc, const char *lib, GString *
   const char *argv[] = { "./flops-bench", "--lib", lib, "--sizes", sizes,
                          "--reps", run->quick ? "3" : "9",
                          "--budget-s", run->quick ? "10" : "60", NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  int status;
-  gint64 t0 = g_get_monotonic_time ();
-  if (!cal_run (argv, run->workdir, 600, &out, &err, &status, error))
+  g_autoptr (GPtrArray) lines = NULL;
+  double seconds;
+  if (!cal_run_probe (run, argv, 600, "the floating-point probe failed", "flops-bench.out",
+                      &lines, &seconds, error))
     return FALSE;
-  if (status != 0) {
-    cal_set_command_error (error, "the floating-point probe failed", argv, status, err);
-    return FALSE;
-  }
-  double seconds = (g_get_monotonic_time () - t0) / 1e6;
-  cal_write_file (run->workdir, "flops-bench.out", out, NULL);   /* for --keep */
-  g_autoptr (GPtrArray) lines = cal_parse_lines (out);
   g_autoptr (GString) sizes_text = g_string_new (NULL);
   CalStat last = { .med = NAN };
   double last_n = NAN, preempted = 0, dirty = 0;

@@ -105,7 +105,6 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   if (!cal_write_probe (run->workdir, "mpi-probe.c", pti_cal_mpi_probe_c, error)
       || !cal_build (run->workdir, build, "the MPI probe does not compile", error))
     return FALSE;
-  int status;
   g_autofree char *sizes = size_list (run->quick);
   const char *reps = run->quick ? "5" : "15", *samples = run->quick ? "21" : "41";
   const char *target = run->quick ? "1" : "2", *budget = run->quick ? "15" : "150";
@@ -121,15 +120,11 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   g_ptr_array_add (argv, NULL);
   if (run->progress)
     g_printerr ("pticalibrate: MPI: ping-pong between 2 ranks (%s -np 2)...\n", o->mpirun);
-  g_autofree char *out = NULL, *err = NULL;
-  gint64 t0 = g_get_monotonic_time ();
-  gboolean ok = cal_run ((const char *const *) argv->pdata, run->workdir, 1800, &out, &err,
-                         &status, error);
-  if (ok && status != 0) {
-    cal_set_command_error (error, "the MPI ping-pong failed", (const char *const *) argv->pdata,
-                           status, err);
-    ok = FALSE;
-  }
+  g_autoptr (GPtrArray) lines = NULL;
+  double seconds;
+  gboolean ok = cal_run_probe (run, (const char *const *) argv->pdata, 1800,
+                               "the MPI ping-pong failed", "mpi-probe.out", &lines, &seconds,
+                               error);
   g_ptr_array_free (argv, TRUE);
   /* for the comment, which cannot hold "--": the launcher and the sizes */
   g_autofree char *launcher = g_path_get_basename (o->mpirun);
@@ -140,10 +135,7 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   g_strdelimit (size_text, ",", ' ');
   if (!ok)
     return FALSE;
-  double seconds = (g_get_monotonic_time () - t0) / 1e6;
-  cal_write_file (run->workdir, "mpi-probe.out", out, NULL);
 
-  g_autoptr (GPtrArray) lines = cal_parse_lines (out);
   g_autoptr (GArray) pp = g_array_new (FALSE, FALSE, sizeof (CalSize));
   CalStat os0 = { NAN }, or0 = { NAN }, gap = { NAN };
   double os0_bytes = INFINITY, or0_bytes = INFINITY, eager = NAN, eager_next = NAN;

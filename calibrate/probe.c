@@ -212,6 +212,25 @@ cal_build (const char *workdir, const char *const *argv, const char *what, GErro
 }
 
 gboolean
+cal_run_probe (const CalRun *run, const char *const *argv, double timeout_s, const char *what,
+               const char *keep_name, GPtrArray **lines, double *seconds, GError **error)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  gint64 t0 = g_get_monotonic_time ();
+  if (!cal_run (argv, run->workdir, timeout_s, &out, &err, &status, error))
+    return FALSE;
+  if (status != 0) {
+    cal_set_command_error (error, what, argv, status, err);
+    return FALSE;
+  }
+  *seconds = (g_get_monotonic_time () - t0) / 1e6;
+  cal_write_file (run->workdir, keep_name, out, NULL);   /* a copy for --keep: best effort */
+  *lines = cal_parse_lines (out);
+  return TRUE;
+}
+
+gboolean
 cal_write_probe (const char *workdir, const char *name, const char *text, GError **error)
 {
   return cal_write_file (workdir, "probe-stats.h", pti_cal_probe_stats_h, error)
