@@ -96,7 +96,7 @@ static const char balance_rud[] =
   "<rud device='cpu'>"
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
-  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'>"
   "    <compute type='clc' of='2*MFDL,4*AFDL,4*TFDL,3*ARF4,ARF3'"
   "             bytes='32' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";
