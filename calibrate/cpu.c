@@ -184,7 +184,13 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
     }
     g_autofree char *value = cal_decimal (cost, 4);
     cal_xml_comment (xml, 6, how);
-    g_string_append_printf (xml, "      <%s>%s</%s>\n", code, value, code);
+    /* The latency, where a chain of the statement was timed, as data: the
+     * overlap="units" model prices a loop's carried chain with it. */
+    double lat = strcmp (l->kind, "op") == 0 ? cal_line_num (l, "lat") : NAN;
+    g_autofree char *lat_value = lat > 0 ? cal_decimal (lat, 4) : NULL;
+    g_autofree char *lat_attr =
+      lat_value ? g_strdup_printf (" latency=\"%s\"", lat_value) : g_strdup ("");
+    g_string_append_printf (xml, "      <%s%s>%s</%s>\n", code, lat_attr, value, code);
     written++;
   }
   g_string_append (xml, "    </cpu_clc>\n");

@@ -17,8 +17,8 @@ typedef struct {
   GHashTable *reuse;         /* PtiRudNode* -> PtiRudReuse* (in blocks), or NULL */
 } Tree;
 
-static const char *const loop_attrs[] = { "iter", "type", "of", "bytes", "working_set",
-                                          "pattern", "stride", NULL };
+static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "bytes",
+                                          "working_set", "pattern", "stride", NULL };
 static const char *const compute_attrs[] = { "of", "type", "bytes", "working_set", "pattern",
                                              "stride", NULL };
 static const char *const case_attrs[] = { "type", "of", NULL };
@@ -116,8 +116,8 @@ is_ident_char (char ch)
 
 /* One `of` item, `CODE` or `COUNT*CODE`. */
 static gboolean
-parse_op_item (Tree *t, const xmlNode *node, char *item, guint index, PtiRudOp *op,
-               GError **error)
+parse_op_item (Tree *t, const xmlNode *node, const char *attr, char *item, guint index,
+               PtiRudOp *op, GError **error)
 {
   gsize len = strlen (item);
   gsize start = len;
@@ -126,8 +126,8 @@ parse_op_item (Tree *t, const xmlNode *node, char *item, guint index, PtiRudOp *
   const char *code = item + start;
   if (start == len || g_ascii_isdigit (code[0]))
     return pti_node_error (error, node,
-                           "of: item %u '%.80s' does not end with an operation code "
-                           "(an item is CODE or COUNT*CODE)", index, item);
+                           "%s: item %u '%.80s' does not end with an operation code "
+                           "(an item is CODE or COUNT*CODE)", attr, index, item);
   g_autofree char *prefix = g_strstrip (g_strndup (item, start));
   op->code = keep (t, code);
   op->index = index;
@@ -136,32 +136,35 @@ parse_op_item (Tree *t, const xmlNode *node, char *item, guint index, PtiRudOp *
     return TRUE;
   gsize pl = strlen (prefix);
   if (prefix[pl - 1] != '*')
-    return pti_node_error (error, node, "of: item %u '%.80s' is not CODE or COUNT*CODE", index,
-                           item);
+    return pti_node_error (error, node, "%s: item %u '%.80s' is not CODE or COUNT*CODE", attr,
+                           index, item);
   prefix[pl - 1] = '\0';
   g_strstrip (prefix);
   if (prefix[0] == '\0')
-    return pti_node_error (error, node, "of: item %u '%.80s' has no count before '*'", index,
-                           item);
+    return pti_node_error (error, node, "%s: item %u '%.80s' has no count before '*'", attr,
+                           index, item);
   op->count = keep (t, prefix);
   return TRUE;
 }
 
-/* An `of` list: items separated by commas outside parentheses; a backslash
- * followed by white space (the paper's `of="ARF1,\ 3*ARF2"`) is white space. */
+/* An operation list (the attribute @attr, `of` or `chain`): items separated
+ * by commas outside parentheses; a backslash followed by white space (the
+ * paper's `of="ARF1,\ 3*ARF2"`) is white space. */
 static gboolean
-parse_oplist (Tree *t, const xmlNode *node, const char *text, PtiRudNode *into, GError **error)
+parse_oplist (Tree *t, const xmlNode *node, const char *attr, const char *text,
+              const PtiRudOp **out, guint *n_out, GError **error)
 {
   g_autofree char *s = g_strdup (text);
   for (char *p = s; *p; p++)
     if (*p == '\\') {
       if (p[1] != '\0' && !g_ascii_isspace (p[1]))
-        return pti_node_error (error, node, "of: a backslash may only end a line (continuation)");
+        return pti_node_error (error, node, "%s: a backslash may only end a line (continuation)",
+                               attr);
       *p = ' ';
     }
   if (is_blank ((const xmlChar *) s))
     return pti_node_error (error, node,
-                           "of: empty operation list (omit the attribute for no operations)");
+                           "%s: empty operation list (omit the attribute for no operations)", attr);
   guint n = 1;
   int depth = 0;
   for (const char *p = s; *p; p++) {
@@ -182,8 +185,9 @@ parse_oplist (Tree *t, const xmlNode *node, const char *text, PtiRudNode *into, 
       *p = '\0';
       g_strstrip (item);
       if (item[0] == '\0')
-        return pti_node_error (error, node, "of: item %u of \"%.80s\" is empty", index + 1, text);
-      if (!parse_op_item (t, node, item, index + 1, &ops[index], error))
+        return pti_node_error (error, node, "%s: item %u of \"%.80s\" is empty", attr, index + 1,
+                               text);
+      if (!parse_op_item (t, node, attr, item, index + 1, &ops[index], error))
         return FALSE;
       index++;
       if (last)
@@ -191,8 +195,8 @@ parse_oplist (Tree *t, const xmlNode *node, const char *text, PtiRudNode *into, 
       item = p + 1;
     }
   }
-  into->ops = ops;
-  into->n_ops = index;
+  *out = ops;
+  *n_out = index;
   return TRUE;
 }
 
@@ -517,7 +521,11 @@ parse_node (Tree *t, const xmlNode *node, const xmlNs *ns, PtiRudKind kind, PtiR
   if (required[kind] != NULL && pti_rud_attr (out, required[kind]) == NULL)
     return pti_node_error (error, node, "missing required attribute %s", required[kind]);
   const char *of = pti_rud_attr (out, "of");
-  if (of != NULL && kind != PTI_RUD_ROOT && !parse_oplist (t, node, of, out, error))
+  if (of != NULL && kind != PTI_RUD_ROOT
+      && !parse_oplist (t, node, "of", of, &out->ops, &out->n_ops, error))
+    return FALSE;
+  const char *chain = pti_rud_attr (out, "chain");
+  if (chain != NULL && !parse_oplist (t, node, "chain", chain, &out->chain, &out->n_chain, error))
     return FALSE;
   if (kind == PTI_RUD_COMPUTE) {
     gboolean bad = FALSE;

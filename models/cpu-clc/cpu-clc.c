@@ -130,7 +130,54 @@ static const ClcCode clc_codes[] = { CLC_CODES (CLC_ENTRY) };
 #undef CLC_ENTRY
 
 #define N_CODES G_N_ELEMENTS (clc_codes)
-#define MASK_WORDS ((N_CODES + 63) / 64)
+/* A compiled RUD counts each code twice: slot k (< N_CODES) the operations
+ * it performs (`of`), slot N_CODES + k those on a loop's carried chain
+ * (`chain`), priced at the code's latency (overlap="units") or not at all. */
+#define N_SLOTS (2 * N_CODES)
+#define MASK_WORDS ((N_SLOTS + 63) / 64)
+
+/* ---- execution units (overlap="units") -------------------------------------
+ *
+ * Operations that run on different units of an out-of-order core overlap;
+ * those of one unit follow each other at its reciprocal throughput.  A
+ * code's unit is that of the instruction its statement compiles to (the one
+ * calibrate/gen-clc-bench.py lists for it and tests/calibrate checks in the
+ * generated code): add/sub/inc/lea/cmp/test/and/or on the integer ALUs, imul,
+ * idiv, addsd/comisd on the floating-point adders, mulsd, divsd, mov
+ * (assignments, often removed by register renaming), loads (array
+ * references), stores, branches and calls.  The chain slots form a unit of
+ * their own: the latency of the dependences one iteration hands the next. */
+typedef enum {
+  UNIT_INT, UNIT_IMUL, UNIT_IDIV, UNIT_FADD, UNIT_FMUL, UNIT_FDIV, UNIT_MOVE, UNIT_LOAD,
+  UNIT_STORE, UNIT_BRANCH, UNIT_CHAIN, N_UNITS
+} ClcUnit;
+
+static ClcUnit
+code_unit (const char *code)
+{
+  gboolean fp = code[1] == 'F';                       /* A?F?, M?F?, D?F?: float, double */
+  switch (code[0]) {
+  case 'A':
+    return strncmp (code, "ARF", 3) == 0 ? UNIT_LOAD : fp ? UNIT_FADD : UNIT_INT;   /* ANDL */
+  case 'M':
+    return fp ? UNIT_FMUL : UNIT_IMUL;
+  case 'D':
+    return fp ? UNIT_FDIV : UNIT_IDIV;
+  case 'T':
+    return UNIT_MOVE;
+  case 'S':
+    return UNIT_STORE;
+  case 'C':                                           /* CM?: compare; F, D on the FP adders */
+    return code[2] == 'F' || code[2] == 'D' ? UNIT_FADD : UNIT_INT;
+  case 'I':
+    return strcmp (code, "IFBR") == 0 ? UNIT_BRANCH : UNIT_INT;   /* IN??, IADD */
+  case 'L':
+  case 'F':                                           /* LFOR, FCAL */
+    return UNIT_BRANCH;
+  default:                                            /* ORLL, NOTL */
+    return UNIT_INT;
+  }
+}
 
 static int
 code_lookup (const char *name)
@@ -158,7 +205,10 @@ code_suggestions (const char *name)
 /* ---- instance (configuration) ------------------------------------------ */
 
 typedef struct {
-  double cost[N_CODES];   /* s per operation; NaN if not configured */
+  double cost[N_SLOTS];   /* s per operation; NaN if not configured.  Chain slots:
+                             the latency (overlap), NaN if not configured; 0 (sum) */
+  guint8 exec[N_SLOTS];   /* ClcUnit of each slot */
+  gboolean overlap;       /* overlap="units": per block, the busiest unit or the chain */
   double unit;            /* s per unit of the configuration */
   double speed_ratio;     /* measured times are divided by it; 0 if not configured */
   double flop_rate;       /* flops per s; 0 if not configured */
@@ -185,8 +235,26 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
 {
   CpuClc *self = instance;
 
-  for (guint i = 0; i < N_CODES; i++)
+  for (guint i = 0; i < N_CODES; i++) {
     self->cost[i] = NAN;
+    self->exec[i] = (guint8) code_unit (clc_codes[i].code);
+    self->exec[N_CODES + i] = UNIT_CHAIN;
+  }
+
+  xmlChar *overlap = xmlGetProp (config, (const xmlChar *) "overlap");
+  gboolean overlap_ok = overlap == NULL || strcmp ((const char *) overlap, "none") == 0
+                        || strcmp ((const char *) overlap, "units") == 0;
+  self->overlap = overlap != NULL && strcmp ((const char *) overlap, "units") == 0;
+  if (!overlap_ok) {
+    pti_node_error (error, config, "unknown overlap '%s' (known: none, the paper's sum; units)",
+                    (const char *) overlap);
+    xmlFree (overlap);
+    return FALSE;
+  }
+  xmlFree (overlap);
+  /* Without overlap a chain costs nothing: the sum already holds its operations. */
+  for (guint i = 0; i < N_CODES; i++)
+    self->cost[N_CODES + i] = self->overlap ? NAN : 0.0;
 
   xmlChar *unit = xmlGetProp (config, (const xmlChar *) "unit");
   self->unit = 0;
@@ -245,6 +313,21 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
       return pti_node_error (error, n, "%g is not a non-negative number (cost of one %s)", v,
                              name);
     self->cost[code] = v * self->unit;
+
+    xmlChar *lat = xmlGetProp (n, (const xmlChar *) "latency");
+    if (lat != NULL) {
+      char *end = NULL;
+      double l = g_ascii_strtod ((const char *) lat, &end);
+      gboolean ok = end != (char *) lat && *end == '\0' && isfinite (l) && l >= 0;
+      if (!ok)
+        pti_node_error (error, n, "latency '%.32s' is not a non-negative number (of one %s)",
+                        (const char *) lat, name);
+      xmlFree (lat);
+      if (!ok)
+        return FALSE;
+      if (self->overlap)
+        self->cost[N_CODES + code] = l * self->unit;
+    }
   }
   return TRUE;
 }
@@ -300,7 +383,7 @@ typedef struct {
   DynTerm *dyn;
   guint32 n_blocks, n_terms, n_dyn;
   guint64 used[MASK_WORDS];     /* codes the RUD uses */
-  Origin first_use[N_CODES];    /* where each used code first appears */
+  Origin first_use[N_SLOTS];    /* where each used code first appears */
   char *url;                    /* document of the RUD, for errors */
   guint *slots;                 /* every slot any expression reads (rud_slots) */
   guint n_slots;
@@ -371,8 +454,8 @@ struct _TmpBlock {
   PtiExpr *factor;
   double scale;
   Origin origin;
-  double counts[N_CODES];
-  gboolean has[N_CODES];
+  double counts[N_SLOTS];
+  gboolean has[N_SLOTS];
   GArray *dyn;          /* DynTerm, count owned */
   GPtrArray *children;  /* TmpBlock * */
 };
@@ -411,7 +494,7 @@ static void
 tmp_block_dissolve (TmpBlock *parent, TmpBlock *child, double f)
 {
   double s = f * child->scale;
-  for (guint k = 0; k < N_CODES; k++)
+  for (guint k = 0; k < N_SLOTS; k++)
     if (child->has[k]) {
       parent->counts[k] += s * child->counts[k];
       parent->has[k] = TRUE;
@@ -436,7 +519,7 @@ tmp_block_dissolve (TmpBlock *parent, TmpBlock *child, double f)
 typedef struct {
   PtiSymbols *symbols;
   guint64 used[MASK_WORDS];
-  Origin first_use[N_CODES];
+  Origin first_use[N_SLOTS];
 } CompileCtx;
 
 static guint32
@@ -490,18 +573,25 @@ compile_expr (CompileCtx *cx, const PtiRudNode *node, const char *attr, const ch
   return TRUE;
 }
 
-/* The operations of @node's `of` list into @into. */
+/* The operations of @node's `of` list into @into; with @chain, those of
+ * its `chain` list, into the chain slots. */
 static gboolean
-fold_ops (CompileCtx *cx, const PtiRudNode *node, ElemKind kind, TmpBlock *into, GError **error)
+fold_ops (CompileCtx *cx, const PtiRudNode *node, ElemKind kind, gboolean chain, TmpBlock *into,
+          GError **error)
 {
   Origin origin = { node_line (node), (guint8) kind };
-  for (guint i = 0; i < node->n_ops; i++) {
-    const PtiRudOp *op = &node->ops[i];
+  const char *attr = chain ? "chain" : "of";
+  guint n_ops = chain ? node->n_chain : node->n_ops;
+  for (guint i = 0; i < n_ops; i++) {
+    const PtiRudOp *op = chain ? &node->chain[i] : &node->ops[i];
     int code = code_lookup (op->code);
     if (code < 0) {
       g_autofree char *hint = code_suggestions (op->code);
-      return pti_rud_error (error, node, "unknown operation code '%.32s'%s", op->code, hint);
+      return pti_rud_error (error, node, "%sunknown operation code '%.32s'%s",
+                            chain ? "chain: " : "", op->code, hint);
     }
+    if (chain)
+      code += (int) N_CODES;
     mark_used (cx, (guint) code, origin);
     if (op->count == NULL) {
       into->counts[code] += 1.0;
@@ -510,13 +600,13 @@ fold_ops (CompileCtx *cx, const PtiRudNode *node, ElemKind kind, TmpBlock *into,
     }
     PtiExpr *expr;
     double value;
-    g_autofree char *what = g_strdup_printf ("of: count of %s", op->code);
+    g_autofree char *what = g_strdup_printf ("%s: count of %s", attr, op->code);
     if (!compile_expr (cx, node, what, op->count, &expr, &value, error))
       return FALSE;
     if (expr == NULL) {
       if (value < 0)
-        return pti_rud_error (error, node, "of: count \"%s\" of %s is %g: " NEGATIVE_COUNT,
-                              op->count, op->code, value);
+        return pti_rud_error (error, node, "%s: count \"%s\" of %s is %g: " NEGATIVE_COUNT,
+                              attr, op->count, op->code, value);
       into->counts[code] += value;
       into->has[code] = TRUE;
     } else {
@@ -555,7 +645,8 @@ fold_multiplied (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, double 
     if (!is_loop && !(value >= 0 && value <= 1))
       return pti_rud_error (error, node, "exprob=\"%s\" is %g: " BAD_PROB, text, value);
   }
-  if (is_loop && !fold_ops (cx, node, ELEM_LOOP, child, error))
+  if (is_loop && !(fold_ops (cx, node, ELEM_LOOP, FALSE, child, error)
+                   && fold_ops (cx, node, ELEM_LOOP, TRUE, child, error)))
     return FALSE;
   if (!fold_body (cx, node, child, error))
     return FALSE;
@@ -573,7 +664,7 @@ fold_case (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, GError **erro
   if (!check_type (node, error))
     return FALSE;
   /* The case's own operations (the test) belong to the enclosing block. */
-  if (!fold_ops (cx, node, ELEM_CASE, into, error))
+  if (!fold_ops (cx, node, ELEM_CASE, FALSE, into, error))
     return FALSE;
   double constant_sum = 0;
   for (guint i = 0; i < node->n_children; i++) {
@@ -602,7 +693,7 @@ fold_body (CompileCtx *cx, const PtiRudNode *parent, TmpBlock *into, GError **er
       ok = fold_multiplied (cx, n, into, &unused, error);
       break;
     case PTI_RUD_COMPUTE:
-      ok = check_type (n, error) && fold_ops (cx, n, ELEM_COMPUTE, into, error);
+      ok = check_type (n, error) && fold_ops (cx, n, ELEM_COMPUTE, FALSE, into, error);
       break;
     case PTI_RUD_CASE:
       ok = fold_case (cx, n, into, error);
@@ -621,7 +712,7 @@ fold_body (CompileCtx *cx, const PtiRudNode *parent, TmpBlock *into, GError **er
 static int
 tmp_block_overflow (const TmpBlock *b)
 {
-  for (guint k = 0; k < N_CODES; k++)
+  for (guint k = 0; k < N_SLOTS; k++)
     if (b->has[k] && !isfinite (b->counts[k] * b->scale))
       return (int) k;
   for (guint i = 0; i < b->children->len; i++) {
@@ -637,7 +728,7 @@ static void
 tmp_block_count (const TmpBlock *b, guint32 *n_blocks, guint32 *n_terms, guint32 *n_dyn)
 {
   (*n_blocks)++;
-  for (guint k = 0; k < N_CODES; k++)
+  for (guint k = 0; k < N_SLOTS; k++)
     *n_terms += b->has[k];
   *n_dyn += b->dyn->len;
   for (guint i = 0; i < b->children->len; i++)
@@ -654,7 +745,7 @@ tmp_block_flatten (TmpBlock *b, Compiled *c)
   out->scale = b->scale;
   out->origin = b->origin;
   out->const_first = c->n_terms;
-  for (guint k = 0; k < N_CODES; k++)
+  for (guint k = 0; k < N_SLOTS; k++)
     if (b->has[k])
       c->terms[c->n_terms++] = (ConstTerm) { .code = k, .count = b->counts[k] };
   out->const_end = c->n_terms;
@@ -690,7 +781,8 @@ impl_rud_fold (const PtiRudNode *rud, PtiSymbols *symbols, GError **error)
 
   int overflow = tmp_block_overflow (root);
   if (overflow >= 0) {
-    pti_rud_error (error, rud, "the number of %s operations overflows", clc_codes[overflow].code);
+    pti_rud_error (error, rud, "the number of %s operations%s overflows",
+                   clc_codes[overflow % N_CODES].code, overflow >= (int) N_CODES ? " (chain)" : "");
     return NULL;
   }
 
@@ -710,6 +802,27 @@ impl_rud_fold (const PtiRudNode *rud, PtiSymbols *symbols, GError **error)
 }
 
 /* ---- cost (hot path) ---------------------------------------------------- */
+
+/* A term's count from the parameters; negative: NaN, caught on the slow path. */
+static inline double
+dyn_count (const DynTerm *d, const PtiSymbols *values)
+{
+  double n = pti_expr_eval (d->count, values);
+  return d->scale * (n >= 0 ? n : NAN);
+}
+
+/* @s, a block's body, times the block's multiplier and folded scale; a
+ * multiplier out of range: NaN. */
+static inline double
+block_scaled (const Block *b, const PtiSymbols *values, double s)
+{
+  if (b->factor != NULL) {
+    double f = pti_expr_eval (b->factor, values);
+    gboolean ok = b->origin.elem == ELEM_BRANCH ? f >= 0 && f <= 1 : f >= 0;
+    s *= ok ? f : NAN;
+  }
+  return b->scale * s;
+}
 
 static double
 block_value (const Compiled *c, const double *cost, const PtiSymbols *values, guint32 i)
@@ -732,20 +845,36 @@ block_value (const Compiled *c, const double *cost, const PtiSymbols *values, gu
   default: break;
   }
   double s = (s0 + s1) + (s2 + s3);
-  for (guint32 k = b->dyn_first; k < b->dyn_end; k++) {
-    const DynTerm *d = &c->dyn[k];
-    double n = pti_expr_eval (d->count, values);
-    n = n >= 0 ? n : NAN;                      /* negative: caught on the slow path */
-    s += d->scale * n * cost[d->code];
-  }
+  for (guint32 k = b->dyn_first; k < b->dyn_end; k++)
+    s += dyn_count (&c->dyn[k], values) * cost[c->dyn[k].code];
   for (guint32 j = i + 1; j < b->end; j = c->blocks[j].end)
     s += block_value (c, cost, values, j);
-  if (b->factor != NULL) {
-    double f = pti_expr_eval (b->factor, values);
-    gboolean ok = b->origin.elem == ELEM_BRANCH ? f >= 0 && f <= 1 : f >= 0;
-    s *= ok ? f : NAN;
-  }
-  return b->scale * s;
+  return block_scaled (b, values, s);
+}
+
+/* overlap="units": within one block (one iteration of a loop whose trip
+ * count depends on parameters, with the operations of its constant-count
+ * loops and constant-probability branches folded in), each unit's
+ * operations take the sum of their costs, the units work at once, and the
+ * iteration takes the busiest unit's time or its carried chain's latency,
+ * whichever is longer.  Child blocks follow each other (added).  A NaN
+ * (an unconfigured cost, an out-of-range count) propagates to the total. */
+static double
+block_value_overlap (const CpuClc *self, const Compiled *c, const PtiSymbols *values, guint32 i)
+{
+  const Block *b = &c->blocks[i];
+  const double *cost = self->cost;
+  double busy[N_UNITS] = { 0 };
+  for (const ConstTerm *t = c->terms + b->const_first; t < c->terms + b->const_end; t++)
+    busy[self->exec[t->code]] += t->count * cost[t->code];
+  for (guint32 k = b->dyn_first; k < b->dyn_end; k++)
+    busy[self->exec[c->dyn[k].code]] += dyn_count (&c->dyn[k], values) * cost[c->dyn[k].code];
+  double s = busy[0];
+  for (guint u = 1; u < N_UNITS; u++)
+    s = busy[u] > s || isnan (busy[u]) ? busy[u] : s;
+  for (guint32 j = i + 1; j < b->end; j = c->blocks[j].end)
+    s += block_value_overlap (self, c, values, j);
+  return block_scaled (b, values, s);
 }
 
 /* pti_node_error's format, from what the compiled form kept of the node. */
@@ -792,7 +921,8 @@ explain_failure (const CpuClc *self, const Compiled *c, const PtiSymbols *values
     const Block *b = &c->blocks[i];
     for (guint32 t = b->dyn_first; t < b->dyn_end; t++) {
       const DynTerm *d = &c->dyn[t];
-      g_autofree char *what = g_strdup_printf ("of: count of %s", clc_codes[d->code].code);
+      g_autofree char *what = g_strdup_printf ("%s: count of %s", d->code < N_CODES ? "of" : "chain",
+                                               clc_codes[d->code % N_CODES].code);
       if (!check_value (c, values, d->count, d->origin, what, 0, G_MAXDOUBLE, NEGATIVE_COUNT,
                         error))
         return FALSE;
@@ -804,11 +934,18 @@ explain_failure (const CpuClc *self, const Compiled *c, const PtiSymbols *values
         return FALSE;
     }
   }
-  for (guint k = 0; k < N_CODES; k++)
+  for (guint k = 0; k < N_SLOTS; k++)
     if ((c->used[k / 64] >> (k % 64)) & 1 && isnan (self->cost[k]))
-      return rud_error (error, c, c->first_use[k],
-                        "operation %s (%s) has no cost in this <cpu_clc> configuration",
-                        clc_codes[k].code, clc_codes[k].meaning);
+      return k < N_CODES
+               ? rud_error (error, c, c->first_use[k],
+                            "operation %s (%s) has no cost in this <cpu_clc> configuration",
+                            clc_codes[k].code, clc_codes[k].meaning)
+               : rud_error (error, c, c->first_use[k],
+                            "chain: operation %s (%s) has no latency in this <cpu_clc> "
+                            "configuration (overlap=\"units\" prices a chain at its codes' "
+                            "latencies: <%s latency=\"...\">)",
+                            clc_codes[k - N_CODES].code, clc_codes[k - N_CODES].meaning,
+                            clc_codes[k - N_CODES].code);
   Origin root = c->blocks[0].origin;
   return rud_error (error, c, root, "the predicted time is not finite (%g s)", total);
 }
@@ -819,7 +956,8 @@ impl_cost (gconstpointer instance, gconstpointer compiled, const PtiSymbols *val
 {
   const CpuClc *self = instance;
   const Compiled *c = compiled;
-  double total = block_value (c, self->cost, values, 0);
+  double total = self->overlap ? block_value_overlap (self, c, values, 0)
+                               : block_value (c, self->cost, values, 0);
   if (G_LIKELY (isfinite (total))) {
     *seconds = total;
     return TRUE;
@@ -868,6 +1006,13 @@ impl_flops_cost (gconstpointer instance, double flops, double *seconds, GError *
 static const PtiModelParam clc_params[] = {
   { "@unit", NULL, NULL, "attribute of <cpu_clc>: the time unit of every cost below "
     "(s, ms, us, ns or ps); required, never guessed" },
+  { "@overlap", NULL, "none (the paper's sum)",
+    "attribute of <cpu_clc>: none, or units: the operations of one loop iteration run on the "
+    "execution units at once, and the iteration takes its busiest unit's sum or its carried "
+    "chain (the loop's chain) at the latencies, whichever is longer" },
+  { "@latency", COST_UNIT, "none: a chain that uses the code is refused (overlap=\"units\")",
+    "attribute of each code's element: the latency of one operation, what a chain of "
+    "dependent ones takes each" },
   { "speed_ratio", "ratio (no unit)", "none: computations given as a time are refused",
     "this CPU's speed relative to the host where a computation given as a time was "
     "measured (pti_use_time): t s there take t / speed_ratio s here" },
@@ -922,9 +1067,20 @@ const PtiModelDesc pti_model_cpu_clc = {
     "t / speed_ratio, and f flops (pti_use_flops) take f / flop_rate, when the\n"
     "configuration has <speed_ratio> and <flop_rate>; otherwise they are refused.\n"
     "\n"
-    "Like the paper's model, it ignores the memory hierarchy, pipelining and\n"
-    "overlap: on modern CPUs it over-predicts unless the costs are calibrated on\n"
-    "code like the workload's.  Reference: PTI paper (seed 001), sections 3.3 and 4.",
+    "Like the paper's model, by default it ignores the memory hierarchy, pipelining\n"
+    "and overlap: on modern CPUs it over-predicts unless the costs are calibrated\n"
+    "on code like the workload's.  overlap=\"units\" models an out-of-order core:\n"
+    "within one block (an iteration of a loop whose trip count depends on\n"
+    "parameters, its constant-count loops and branches folded in) the operations\n"
+    "of each execution unit (integer ALU, integer multiply, divide, FP add, FP\n"
+    "multiply, FP divide, move, load, store, branch) add up, the units work at\n"
+    "once, and the block takes max(busiest unit, chain), the chain being its\n"
+    "loops' `chain` operations at their latencies (<CODE latency=...>):\n"
+    "\n"
+    "  cost(block) = factor * (max(max_u sum_{op in u} n_op t(op), sum_chain n_op lat(op))\n"
+    "                          + sum cost(child blocks))\n"
+    "\n"
+    "Reference: PTI paper (seed 001), sections 3.3 and 4.",
   .config_schema = pti_cpu_clc_xsd,
   .params = clc_params,
   .records = NULL,

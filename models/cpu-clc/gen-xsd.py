@@ -72,7 +72,12 @@ def schema(codes):
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
-    ] + ranged('cpu_clc.cost_range', 'cpu_clc.cost', doc=[
+    ] + ranged('cpu_clc.cost_range', 'cpu_clc.cost', attributes=[
+        '<xs:attribute name="latency" type="cpu_clc.cost">',
+        '  <xs:annotation><xs:documentation>Optional: the latency of one operation (a chain',
+        '    of dependent ones), same unit; overlap="units" prices a loop\'s carried chain',
+        '    with it.</xs:documentation></xs:annotation>',
+        '</xs:attribute>'], doc=[
         'A cost, or a range of costs: the text is the nominal',
         '      value, min and max (both or neither) the ends, in the same unit (bounded',
         '      predictions).']) + [
@@ -83,6 +88,13 @@ def schema(codes):
     for u in ('s', 'ms', 'us', 'ns', 'ps'):
         out.append('      <xs:enumeration value="%s"/>' % u)
     out += [
+        '    </xs:restriction>',
+        '  </xs:simpleType>',
+        '',
+        '  <xs:simpleType name="cpu_clc.overlap">',
+        '    <xs:restriction base="xs:token">',
+        '      <xs:enumeration value="none"/>',
+        '      <xs:enumeration value="units"/>',
         '    </xs:restriction>',
         '  </xs:simpleType>',
         '',
@@ -135,6 +147,14 @@ def schema(codes):
         '      <xs:attribute name="unit" type="cpu_clc.unit" use="required">',
         '        <xs:annotation><xs:documentation>Unit of every cost in this element (required:',
         '          a unit is never guessed).</xs:documentation></xs:annotation>',
+        '      </xs:attribute>',
+        '      <xs:attribute name="overlap" type="cpu_clc.overlap" default="none">',
+        '        <xs:annotation><xs:documentation>none (the default, the paper\'s model): a',
+        '          computation costs the sum of its operations. units: the operations of one',
+        '          loop iteration run on the execution units at once; the iteration takes the',
+        '          busiest unit\'s sum, or its carried chain (the loop\'s chain attribute) at',
+        '          the codes\' latencies if longer (models/cpu-clc/README.md).',
+        '        </xs:documentation></xs:annotation>',
         '      </xs:attribute>',
         '    </xs:complexType>',
         '  </xs:element>',

@@ -51,7 +51,33 @@ def computers(system):
     return [c.get('name') for c in ET.parse(system).getroot().iter('computer')]
 
 
+def width(model):
+    """A model's column: 12 characters, wider for a longer name."""
+    return max(12, len(model or 'predicted') + 2)
+
+
+def units_system(args, system):
+    """@system with overlap="units" on its <cpu_clc> elements (cpu-clc's
+    overlapping operations, models/cpu-clc/README.md), written in the work
+    directory once; its memory profile named by absolute path."""
+    out = os.path.join(args.work, 'units-' + os.path.basename(system))
+    if out not in args.units_made:
+        base = os.path.dirname(os.path.abspath(system))
+        with open(system, encoding='utf-8') as f:
+            text = f.read()
+        text = re.sub(r'<cpu_clc(\s)(?![^>]*\boverlap=)', r'<cpu_clc overlap="units"\1', text)
+        text = re.sub(r'(<cpu_mem\s[^>]*\bprofile=")([^"]+)"',
+                      lambda m: m.group(1) + os.path.join(base, m.group(2)) + '"', text)
+        with open(out, 'w', encoding='utf-8') as f:
+            f.write(text)
+        args.units_made.add(out)
+    return out
+
+
 def ptieval(args, system, workload, defines, model=None):
+    # MODEL+units: the model on the system with overlap="units"
+    if model and model.endswith('+units'):
+        system, model = units_system(args, system), model[:-len('+units')]
     cmd = [os.path.join(args.build, 'cli', 'ptieval'), system, workload, '--json']
     for name in (computers(system) if model else []):
         cmd += ['--use-model', '%s=%s' % (name, model)]
@@ -394,10 +420,12 @@ def main():
                     help='libptispan.so (tests/bench/capture/span.c), for the LAMMPS rows')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--models', default='',
-                    help='comma-separated CPU models to predict with (ptieval --use-model)')
+                    help='comma-separated CPU models to predict with (ptieval --use-model); '
+                         'MODEL+units: on the system with overlap="units" on its <cpu_clc>')
     ap.add_argument('--measurements', default='',
                     help='JSON file of measured times: read if it exists, else written')
     args = ap.parse_args()
+    args.units_made = set()
     # LAMMPS runs in a directory of its own: the paths it is given must hold there
     args.build, args.span_lib = os.path.abspath(args.build), os.path.abspath(args.span_lib)
     only = set(args.only.split(','))
@@ -452,7 +480,7 @@ def main():
     head = '%-12s %-20s %10s %5s %12s %-11s %7s' % ('program', 'size', 'ws/rank', 'ranks',
                                                  'measured s', 'how, runs', 'spread')
     for m in models:
-        head += ' %12s %8s' % ((m or 'predicted')[:12] + ' s', 'error')
+        head += ' %*s %8s' % (width(m), (m or 'predicted') + ' s', 'error')
     print(head)
     errors = [{} for _ in models]
     for row, pr in zip(rows, preds):
@@ -462,7 +490,7 @@ def main():
         line = '%-12s %-20s %10s %5d %12.5g %-11s %6.1f%%' % (
             prog, size, human(ws), ranks, med, how, 100 * spread)
         for k, p in enumerate(pr):
-            line += ' %12.5g %+7.1f%%' % (p, 100 * (p - med) / med)
+            line += ' %*.5g %+7.1f%%' % (width(models[k]), p, 100 * (p - med) / med)
             errors[k].setdefault(prog, []).append((p - med) / med)
         print(line)
     notes = []

@@ -36,6 +36,9 @@
 # absolute error.  --models cpu-clc,cpu-mem predicts with each CPU model
 # (ptieval --use-model COMPUTER=MODEL for every computer of the system): one
 # predicted and error column per model, the before and after of issue 13.2.
+# MODEL+units (cpu-clc+units, cpu-mem+units) predicts on a copy of the
+# system with overlap="units" on its <cpu_clc> (models/cpu-clc/README.md),
+# written in BUILD_DIR/accuracy/.
 # --measurements FILE keeps the measured times (JSON) and, when it exists,
 # predicts from them without running the programs again; a program of
 # --only it has no row of is measured and added to it.  The LAMMPS captures

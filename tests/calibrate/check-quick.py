@@ -185,6 +185,33 @@ def main():
         check('pti prices n multiply-adds at n (LFOR + CMLL + INLL + MFDL + AFDL) of the file',
               got is not None and abs(got - want) <= 1e-9 * want,
               'predicted %s, closed form %s %s' % (got, want, err))
+        # The latencies, as data, on the codes whose kernel chains a result
+        # (gen-clc-bench.py's kinds binop, inc, arf); overlap="units" added
+        # to the file prices the loop's carried add with it.
+        kinds = {line.split('\t')[0]: line.split('\t')[1]
+                 for line in subprocess.run(
+                     [sys.executable, os.path.join(src, 'calibrate', 'gen-clc-bench.py'), '--list',
+                      os.path.join(models, 'cpu-clc', 'cpu-clc.c')],
+                     capture_output=True, text=True, check=True).stdout.splitlines()}
+        chained = sorted(c for c, k in kinds.items() if k in ('binop', 'inc', 'arf'))
+        with_lat = sorted(c.tag for c in clc if c.get('latency') is not None)
+        bad = [c.tag for c in clc if c.get('latency') is not None
+               and not re.fullmatch(r'[0-9]+(\.[0-9]+)?', c.get('latency'))]
+        check('a latency on every code whose kernel chains a result (%d), only there'
+              % len(chained), with_lat == chained and not bad,
+              'missing %s, extra %s, not decimals %s' % (sorted(set(chained) - set(with_lat)),
+                                                        sorted(set(with_lat) - set(chained)), bad))
+        units = os.path.join(tmp, 'units.xml')       # beside host.memory.xml, which it names
+        with open(units, 'w', encoding='utf-8') as f:
+            f.write(text.replace('<cpu_clc unit="ns">', '<cpu_clc unit="ns" overlap="units">'))
+        afdl_lat = float(clc.find('AFDL').get('latency') or 'nan') * 1e-9
+        want = n * max(cost['LFOR'], cost['CMLL'] + cost['INLL'], cost['MFDL'], cost['AFDL'],
+                       afdl_lat)
+        got, err = predicted(ptieval, units, os.path.join(src, 'tests', 'calibrate', 'data',
+                                                          'compute.xml'), 'n=%d' % n)
+        check('overlap="units": n * max(LFOR, CMLL + INLL, MFDL, AFDL, AFDL\'s latency)',
+              got is not None and abs(got - want) <= 1e-9 * want,
+              'predicted %s, closed form %s %s' % (got, want, err))
         # The system names its memory profile for cpu-mem, which loads it:
         # without a memory signature it prices as cpu-clc does.
         cm = root.find('.//cpu_mem')

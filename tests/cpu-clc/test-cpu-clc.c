@@ -155,7 +155,7 @@ test_descriptor (void)
   guint n = 0;
   for (const PtiModelParam *p = model->params; p->name; p++, n++)
     g_assert_nonnull (p->description);
-  g_assert_cmpuint (n, ==, 76); /* @unit, speed_ratio, flop_rate + 73 codes */
+  g_assert_cmpuint (n, ==, 78); /* @unit, @overlap, @latency, speed_ratio, flop_rate + 73 codes */
   g_assert_nonnull (model->cpu->time_cost);
   g_assert_nonnull (model->cpu->flops_cost);
 }
@@ -402,6 +402,121 @@ test_units (void)
 }
 
 /* ---- errors --------------------------------------------------------------- */
+
+/* ---- overlap="units": execution units at once, carried chains ----------- */
+
+/* Units (models/cpu-clc/README.md): LFOR branch; CMLL, INLL integer ALU;
+ * MFDL FP multiply; AFDL FP add; ARF1 load; TFDL move. */
+#define OVERLAP_COSTS                                                         \
+  "<LFOR>1</LFOR><CMLL>1</CMLL><INLL>1</INLL><MFDL latency='5'>2</MFDL>"      \
+  "<AFDL latency='4'>3</AFDL><ARF1 latency='2'>1</ARF1><TFDL>0.5</TFDL>"
+static const char overlap_config[] = "<cpu_clc unit='ns' overlap='units'>" OVERLAP_COSTS
+                                     "</cpu_clc>";
+static const char sum_config[] = "<cpu_clc unit='ns'>" OVERLAP_COSTS "</cpu_clc>";
+
+static void
+test_overlap (void)
+{
+  g_autoptr (PtiSymbols) symbols = pti_symbols_new ();
+  g_autoptr (GError) error = NULL;
+  gpointer units = instance_new (overlap_config, &error);
+  g_assert_no_error (error);
+  gpointer sum = instance_new (sum_config, &error);
+  g_assert_no_error (error);
+  gpointer none = instance_new ("<cpu_clc unit='ns' overlap='none'>" OVERLAP_COSTS "</cpu_clc>",
+                                &error);
+  g_assert_no_error (error);
+
+  /* Per iteration: FP multiply 2*2 = 4, FP add 3*3 = 9, load 4*1 = 4, move
+   * 0.5, branch 1, integer ALU 1 + 1 = 2: the busiest unit, the adder, 9 ns;
+   * N = 10: 90 ns.  The paper's sum: 4 + 9 + 4 + 0.5 + 1 + 2 = 20.5 ns an
+   * iteration, 205 ns. */
+  gpointer thr = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                             "<compute of='2*MFDL,3*AFDL,4*ARF1,TFDL'/></loop></rud>", symbols);
+  /* The same with a carried chain of a multiply and two adds: 5 + 2*4 = 13 ns
+   * an iteration, longer than the adder's 9: 130 ns.  The sum ignores it. */
+  gpointer chain = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL' "
+                               "chain='MFDL,2*AFDL'>"
+                               "<compute of='2*MFDL,3*AFDL,4*ARF1,TFDL'/></loop></rud>", symbols);
+  bind (symbols, "N", 10);
+  assert_close (cost_ok (units, thr, symbols), 90e-9);
+  assert_close (cost_ok (units, chain, symbols), 130e-9);
+  assert_close (cost_ok (sum, thr, symbols), 205e-9);
+  assert_close (cost_ok (sum, chain, symbols), 205e-9);
+  assert_close (cost_ok (none, chain, symbols), 205e-9);
+
+  /* Nested blocks follow each other.  Outer iteration: branch 1, ALU 2, load
+   * 1: 2 ns.  Inner iteration: branch 1, ALU 2, adder 3, load 1, chain 4:
+   * 4 ns.  N*(2 + M*4) = 3 * (2 + 5*4) = 66 ns.  A chain count may be an
+   * expression: chain K*AFDL with K = 2 makes the inner 8 ns: 3 * 42. */
+  gpointer nested = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                                "<compute of='ARF1'/>"
+                                "<loop iter='M' of='LFOR,CMLL,INLL' chain='K*AFDL'>"
+                                "<compute of='AFDL,ARF1'/></loop></loop></rud>", symbols);
+  bind (symbols, "N", 3);
+  bind (symbols, "M", 5);
+  bind (symbols, "K", 1);
+  assert_close (cost_ok (units, nested, symbols), 66e-9);
+  bind (symbols, "K", 2);
+  assert_close (cost_ok (units, nested, symbols), 126e-9);
+
+  /* A loop of constant count folds into the block around it, its chain
+   * scaled with its operations: the outer iteration holds branch 1 + 2*1,
+   * ALU 2 + 2*2, load 1, adder 2*3, chain 2*4 = 8: the chain, 8 ns; N = 3:
+   * 24 ns. */
+  gpointer folded = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                                "<compute of='ARF1'/>"
+                                "<loop iter='2' of='LFOR,CMLL,INLL' chain='AFDL'>"
+                                "<compute of='AFDL'/></loop></loop></rud>", symbols);
+  assert_close (cost_ok (units, folded, symbols), 24e-9);
+
+  /* A chain's code without a latency is refused when priced (overlap only),
+   * naming the code and the loop; so is a negative chain count. */
+  gpointer nolat = compile_ok ("<rud device='cpu'>\n<loop iter='N' of='LFOR' chain='TFDL'>"
+                               "<compute of='TFDL'/></loop></rud>", symbols);
+  double s = -1;
+  g_assert_false (model->cpu->cost (units, nolat, symbols, &s, &error));
+  const char *no_latency[] = { "rud.xml:2: <loop>", "chain: operation TFDL", "no latency",
+                               "<TFDL latency=", NULL };
+  assert_message (error, no_latency);
+  g_clear_error (&error);
+  assert_close (cost_ok (sum, nolat, symbols), 3 * 1.5e-9);
+  bind (symbols, "K", -1);
+  g_assert_false (model->cpu->cost (units, nested, symbols, &s, &error));
+  const char *negative[] = { "chain: count of AFDL \"K\" is -1", NULL };
+  assert_message (error, negative);
+  g_clear_error (&error);
+
+  /* compile errors in a chain name it */
+  assert_compile_error ("<rud device='cpu'><loop iter='3' chain='AFLD'/></rud>",
+                        "<loop>", "chain: unknown operation code 'AFLD'", "AFDL", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='3' chain=' '/></rud>",
+                        "chain: empty operation list", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='3' chain='-2*AFDL'/></rud>",
+                        "chain: count \"-2\" of AFDL is -2", NULL);
+  assert_compile_error ("<rud device='cpu'><compute of='AFDL' chain='AFDL'/></rud>",
+                        "unknown attribute 'chain'", NULL);
+
+  /* configuration errors */
+  g_assert_null (instance_new ("<cpu_clc unit='ns' overlap='ports'/>", &error));
+  const char *bad_overlap[] = { "unknown overlap 'ports'", "none", "units", NULL };
+  assert_message (error, bad_overlap);
+  g_clear_error (&error);
+  g_assert_null (instance_new ("<cpu_clc unit='ns'><AFDL latency='x'>1</AFDL></cpu_clc>",
+                               &error));
+  const char *bad_latency[] = { "<AFDL>", "latency 'x' is not a non-negative number", NULL };
+  assert_message (error, bad_latency);
+  g_clear_error (&error);
+
+  model->cpu->rud_free (thr);
+  model->cpu->rud_free (chain);
+  model->cpu->rud_free (nested);
+  model->cpu->rud_free (folded);
+  model->cpu->rud_free (nolat);
+  instance_free (units);
+  instance_free (sum);
+  instance_free (none);
+}
 
 static void
 test_compile_errors (void)
@@ -776,6 +891,12 @@ test_schema (void)
   g_assert_false (validates (schema, "<cpu_clc unit='us'><MFDL>x</MFDL></cpu_clc>"));
   g_assert_false (validates (schema, "<cpu_clc unit='us'><MFDL>1</MFDL><MFDL>1</MFDL></cpu_clc>"));
   g_assert_false (validates (schema, "<cpu_clc unit='us' speed='2'/>"));
+  /* overlap and the codes' latencies */
+  g_assert_true (validates (schema, "<cpu_clc unit='ns' overlap='units'>"
+                                    "<AFDL latency='0.61'>0.14</AFDL></cpu_clc>"));
+  g_assert_true (validates (schema, "<cpu_clc unit='ns' overlap='none'/>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='ns' overlap='ports'/>"));
+  g_assert_false (validates (schema, "<cpu_clc unit='ns'><AFDL latency='-1'>1</AFDL></cpu_clc>"));
   /* The optional prices of computations given as a time or as flops. */
   g_assert_true (validates (schema, "<cpu_clc unit='us'><speed_ratio>0.5</speed_ratio>"
                                     "<flop_rate unit='MFlop/s'>300</flop_rate></cpu_clc>"));
@@ -928,6 +1049,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-clc/case-branches", test_case_branches);
   g_test_add_func ("/cpu-clc/count-expressions", test_count_expressions);
   g_test_add_func ("/cpu-clc/units", test_units);
+  g_test_add_func ("/cpu-clc/overlap", test_overlap);
   g_test_add_func ("/cpu-clc/compile-errors", test_compile_errors);
   g_test_add_func ("/cpu-clc/cost-errors", test_cost_errors);
   g_test_add_func ("/cpu-clc/random-ruds", test_random_ruds);

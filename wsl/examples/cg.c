@@ -28,11 +28,13 @@ static const struct {
 #define CGITMAX 25
 
 /* The RUDs of cg.xml, verbatim in substance, memory signatures included
- * (see the comments there; ws_cg is bound as a parameter below): WS for
+ * (see the comments there; ws_cg is bound as a parameter below), chains
+ * included (RED: a reduction's one carried add): WS for
  * the matrix stream and the vectors last used before the SpMV, WV for the
  * vectors the loops before re-used. */
 #define WS "working_set='ws_cg' pattern='unit'"
 #define WV "working_set='56 * nc' pattern='unit'"
+#define RED "chain='AFDL'"
 static const char init_rud[] =
   "<rud device='cpu'>"
   " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='88'"
@@ -42,14 +44,14 @@ static const char init_rud[] =
 static const char dot_rr_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='8' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char spmv_rud[] =
   "<rud device='cpu'>"
   " <loop iter='nr' type='clc' of='LFOR,CMLL,INLL' bytes='20' " WS ">"
   "  <compute type='clc' of='TFDL,2*ARF1'/>"
-  "  <loop iter='nzrow * nc / na' type='clc' of='LFOR,CMLL,INLL' bytes='12' " WS ">"
+  "  <loop iter='nzrow * nc / na' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='12' " WS ">"
   "   <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'"
   "            bytes='8' working_set='8 * nc' pattern='random'/></loop>"
   "  <compute type='clc' of='TFDL,ARF1'/>"
@@ -69,7 +71,7 @@ static const char pq_rud[] =
   " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='TFDL,ARF1'/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='16' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char update_rud[] =
@@ -78,7 +80,7 @@ static const char update_rud[] =
   " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='32' " WS ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,6*ARF1' bytes='16' " WV "/></loop>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='8' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1'/></loop></rud>";
 
 static const char p_update_rud[] =
@@ -94,13 +96,13 @@ static const char residual_rud[] =
   "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
   " <compute type='clc' of='TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='8' " WS ">"
   "  <compute type='clc' of='MFDL,2*AFDL,2*TFDL,2*ARF1' bytes='8' " WV "/></loop></rud>";
 
 static const char norms_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='16' " WV ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,4*ARF1'/></loop></rud>";
 
 static const char normalize_rud[] =

@@ -24,7 +24,7 @@
 #include <math.h>
 
 /* The RUDs of sweep3d.xml, verbatim in substance, memory signatures
- * included (see the comments there). */
+ * and chains included (see the comments there). */
 static const char source_rud[] =
   "<rud device='cpu'>"
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
@@ -36,7 +36,7 @@ static const char source_rud[] =
 
 static const char angle_setup_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL'"
+  " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'"
   "       bytes='16' working_set='8 * it * jt * mmi' pattern='unit'>"
   "  <compute type='clc' of='3*MFDL,AFDL,2*TFDL,2*ARF3,3*ARF1'/>"
   " </loop></rud>";
@@ -56,7 +56,7 @@ static const char block_rud[] =
   "  <loop iter='3' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "    <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF3,ARF4'/></loop></loop>"
-  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'"
+  "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL' chain='3*MFDL,4*AFDL'"
   "        bytes='32' working_set='8 * mmi * (mk + jt) * it' pattern='unit'>"
   "   <compute type='clc' of='8*MFDL,9*AFDL,DFDL,9*TFDL,9*ARF1,7*ARF3'/></loop>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
@@ -74,11 +74,11 @@ static const char block_rud[] =
   "  <loop iter='it * nk * mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF3'/></loop>"
   " </branch></case>"
   " <case type='clc' of='IFBR'><branch exprob='dn_ew &lt; 0'>"
-  "  <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'>"
   "   <compute type='clc' of='3*MFDL,AFDL,TFDL,ARF3,3*ARF1'/></loop>"
   " </branch></case>"
   " <case type='clc' of='IFBR'><branch exprob='dn_ns &lt; 0'>"
-  "  <loop iter='it * nk * mmi' type='clc' of='LFOR,CMLL,INLL'>"
+  "  <loop iter='it * nk * mmi' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'>"
   "   <compute type='clc' of='3*MFDL,AFDL,TFDL,ARF3,3*ARF1'/></loop>"
   " </branch></case>"
   "</rud>";
@@ -96,7 +96,7 @@ static const char balance_rud[] =
   "<rud device='cpu'>"
   " <loop iter='kt' type='clc' of='LFOR,CMLL,INLL'>"
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
-  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
+  "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'>"
   "    <compute type='clc' of='2*MFDL,4*AFDL,4*TFDL,3*ARF4,ARF3'"
   "             bytes='32' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";

@@ -21,10 +21,14 @@
  *
  * Attributes, per element (any other is refused with the list of these):
  *   rud      device, name
- *   loop     iter (required), type, of, and the memory behaviour below
+ *   loop     iter (required), type, of, chain, and the memory behaviour below
  *   compute  of (required), type, and the memory behaviour below
  *   case     type, of
  *   branch   exprob (required)
+ * `chain` (a list in the syntax of `of`) is the operations on the longest
+ * path of dependences one iteration of the loop carries into the next (a
+ * recurrence such as `sum += a[k] * x[k]`: AFDL), read by a CPU model that
+ * overlaps operations (cpu-clc's overlap="units") and ignored by others.
  * Memory behaviour, read by memory-aware CPU models and ignored by others:
  *   bytes        bytes the element touches per execution (per iteration of a loop)
  *   working_set  bytes of the data it cycles through
@@ -83,7 +87,8 @@ typedef struct {
  * PtiRudNode:
  *
  * One element of the RUD.  @ops is the parsed `of` attribute (empty if
- * there is none); @attrs every attribute as written, `of` included.
+ * there is none), @chain the parsed `chain` of a loop (likewise); @attrs
+ * every attribute as written, `of` and `chain` included.
  */
 typedef struct _PtiRudNode PtiRudNode;
 struct _PtiRudNode {
@@ -97,6 +102,8 @@ struct _PtiRudNode {
   guint n_attrs;
   const char *file;          /* the document it came from (its URL), for messages */
   int line;
+  const PtiRudOp *chain;     /* a loop's `chain` list, as @ops */
+  guint n_chain;
 };
 
 /** PtiRudReuseBin: one bin of a reuse-distance histogram. */
