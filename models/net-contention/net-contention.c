@@ -14,6 +14,9 @@
  * the links that changed.  Every other flow keeps its rate and its end
  * time; flows are settled lazily (remaining bytes computed from the time of
  * their last rate change), and the ends wait in an indexed binary heap.
+ * Flows count their hops on shared links and keep their smallest own
+ * capacity, so that the components most events make (one flow alone, or
+ * the flows of one link that share no other) are solved without a walk.
  *
  * Nothing on the hot path allocates except amortised growth of arrays when
  * more flows are in flight than ever before. */
@@ -61,8 +64,10 @@ typedef struct {
   double reported;       /* bytes/s in its last BA record, -1 before the first */
   guint32 heap_pos;
   guint32 mark;          /* component epoch */
-  guint32 own_link;      /* water-filling: its links that carry only it, the  */
+  guint32 own_link;      /* its links that carry only it (own links): the */
   double own_share;      /* smallest capacity among them (INFINITY if none) */
+  guint8 own_ok;         /* own_link and own_share hold for its links as they are */
+  guint8 n_shared;       /* hops on links that carry another flow (or it twice) */
   guint8 fixed;          /* water-filling */
   guint8 n_hops;
   guint8 live;
@@ -141,6 +146,9 @@ typedef struct {
 enum { RECORD_BA, RECORD_KNEE };
 
 /* ---- small arrays ----------------------------------------------------- */
+
+/* The smaller of two candidates (share, link): the lower link breaks ties. */
+#define CANDIDATE_BEFORE(s, c, key, l) ((s) < (key) || ((s) == (key) && (c) < (l)))
 
 #define GROW(arr, cap, need)                                                   \
   G_STMT_START {                                                               \
@@ -750,8 +758,20 @@ link_add_flow (NetContention *self, guint32 f, guint hop, guint32 l)
   GROW (k->flows, k->cap_flows, k->n_flows + 1);
   self->route_pos[(gsize) f * self->max_hops + hop] = k->n_flows;
   k->flows[k->n_flows++] = f;
-  if (k->n_flows == 1 && self->track_busy)
+  if (k->n_flows >= 2) {
+    /* A shared hop of @f (whose own links are found once it is added)
+     * and, if the link was another flow's own, of that flow: its smallest
+     * own capacity changes only if this link was it. */
+    if (k->n_flows == 2) {
+      Flow *g = &self->flows[k->flows[0]];
+      g->n_shared++;
+      if (g->own_link == l)
+        g->own_ok = FALSE;
+    }
+    self->flows[f].n_shared++;
+  } else if (self->track_busy) {
     busy_add (self, l);
+  }
   return k;
 }
 
@@ -762,6 +782,8 @@ link_remove_flow (NetContention *self, guint32 f, guint hop, guint32 l)
 {
   Link *k = &self->links[l];
   guint32 pos = self->route_pos[(gsize) f * self->max_hops + hop];
+  if (k->n_flows >= 2)
+    self->flows[f].n_shared--;
   guint32 moved = k->flows[--k->n_flows];
   if (pos != k->n_flows) {
     k->flows[pos] = moved;
@@ -772,7 +794,16 @@ link_remove_flow (NetContention *self, guint32 f, guint hop, guint32 l)
         break;
       }
   }
-  if (k->n_flows == 0 && self->track_busy)
+  if (k->n_flows == 1) {
+    /* The flow left has an own link more: the smaller of it and the
+     * smallest it had is its smallest. */
+    Flow *g = &self->flows[k->flows[0]];
+    g->n_shared--;
+    if (g->own_ok && CANDIDATE_BEFORE (k->capacity, l, g->own_share, g->own_link)) {
+      g->own_share = k->capacity;
+      g->own_link = l;
+    }
+  } else if (k->n_flows == 0 && self->track_busy)
     busy_remove (self, l);
   return k;
 }
@@ -1057,8 +1088,78 @@ fix_link_flows (NetContention *self, guint32 l, double share, gboolean small, gb
   return fixed;
 }
 
-/* The smaller of two candidates (share, link): the lower link breaks ties. */
-#define CANDIDATE_BEFORE(s, c, key, l) ((s) < (key) || ((s) == (key) && (c) < (l)))
+/* The smallest (capacity, link) among the own links of flow @fl (route
+ * @r), INFINITY if none: what its own links offer it in water-filling.
+ * Kept until one of its links becomes shared or own again, or changes. */
+static inline void
+own_update (NetContention *self, Flow *fl, const guint32 *r)
+{
+  if (fl->own_ok)
+    return;
+  guint32 ol = 0;
+  double os = INFINITY;
+  for (guint h = 0; h < fl->n_hops; h++) {
+    const Link *o = &self->links[r[h]];
+    if (o->n_flows == 1 && CANDIDATE_BEFORE (o->capacity, r[h], os, ol)) {
+      os = o->capacity;
+      ol = r[h];
+    }
+  }
+  fl->own_share = os;
+  fl->own_link = ol;
+  fl->own_ok = TRUE;
+}
+
+/* Water-filling, without a walk, of the two components most events make:
+ * the flows of one link @c that share no other link (a star: the first
+ * flow of a link joined by a second, or a link left with one flow), and
+ * one flow that shares no link.  The steps, shares and arithmetic are
+ * recompute's (the same smallest (share, link) fixed at each step, the same
+ * subtractions from the link's bandwidth in the same order), so the rates
+ * are the same bits.  FALSE, doing nothing, for any other component. */
+static gboolean
+solve_star (NetContention *self, guint32 c, const PtiNetSink *records)
+{
+  Link *k = &self->links[c];
+  guint n = k->n_flows;
+  guint need = n >= 2;   /* shared hops of each flow: this link's, or none */
+  Flow *flows = self->flows;
+  for (guint j = 0; j < n; j++)
+    if (flows[k->flows[j]].n_shared != need)
+      return FALSE;
+  for (guint j = 0; j < n; j++) {
+    guint32 f = k->flows[j];
+    flows[f].fixed = FALSE;
+    own_update (self, &flows[f], &self->routes[(gsize) f * self->max_hops]);
+  }
+  if (n == 1) {
+    const Flow *fl = &flows[k->flows[0]];
+    fix_flow (self, k->flows[0], fl->own_link, MAX (fl->own_share, 0.0), TRUE, TRUE, records);
+    return TRUE;
+  }
+  k->unfixed = n;
+  k->left = k->capacity;
+  for (guint unfixed = n;; unfixed--) {
+    double key = k->left / k->unfixed;
+    guint32 l = c, own = NO_POS;
+    for (guint j = 0; j < n; j++) {
+      const Flow *fl = &flows[k->flows[j]];
+      if (!fl->fixed && fl->own_share != INFINITY
+          && CANDIDATE_BEFORE (fl->own_share, fl->own_link, key, l)) {
+        key = fl->own_share;
+        l = fl->own_link;
+        own = k->flows[j];
+      }
+    }
+    if (own == NO_POS) {
+      fix_link_flows (self, c, MAX (key, 0.0), TRUE, TRUE, records);
+      return TRUE;
+    }
+    fix_flow (self, own, l, MAX (key, 0.0), TRUE, unfixed == 1, records);
+    if (unfixed == 1)
+      return TRUE;
+  }
+}
 
 /* Recompute the rates of every flow that shares a link, directly or through
  * other flows, with the dirty links (mark_dirty); settle them at self->now
@@ -1085,6 +1186,12 @@ recompute (NetContention *self, const PtiNetSink *sink)
   }
   guint32 epoch = self->epoch;
   const PtiNetSink *records = sink != NULL && sink->record != NULL ? sink : NULL;
+  if (self->n_comp_links == 1 && solve_star (self, self->comp_links[0], records)) {
+    epoch_close (self);
+    if (records != NULL)
+      note_knee (self);
+    return;
+  }
   /* The component: shared links reach their flows, flows their shared
    * links.  The dirty links are in comp_links already, marked; every link
    * and flow is made ready for water-filling as it is reached, and a link
@@ -1120,26 +1227,22 @@ recompute (NetContention *self, const PtiNetSink *sink)
       fl->mark = epoch;
       fl->fixed = FALSE;
       comp_flows[n_flows++] = f;
-      guint32 ol = 0;
-      double os = INFINITY;
       const guint32 *r = &self->routes[(gsize) f * self->max_hops];
-      for (guint h = 0; h < fl->n_hops; h++) {
-        Link *o = &self->links[r[h]];
-        if (o->n_flows == 1) {
-          if (CANDIDATE_BEFORE (o->capacity, r[h], os, ol)) {
-            os = o->capacity;
-            ol = r[h];
+      /* Its shared links join the component, unless the one it was
+       * reached through is its only one. */
+      if (fl->n_shared > (n >= 2)) {
+        for (guint h = 0; h < fl->n_hops; h++) {
+          Link *o = &self->links[r[h]];
+          if (o->n_flows >= 2 && o->mark != epoch) {
+            o->mark = epoch;
+            comp_links[n_links++] = r[h];
           }
-        } else if (o->mark != epoch) {
-          o->mark = epoch;
-          comp_links[n_links++] = r[h];
         }
       }
-      fl->own_share = os;
-      fl->own_link = ol;
-      if (os != INFINITY && CANDIDATE_BEFORE (os, ol, key, l)) {
-        key = os;
-        l = ol;
+      own_update (self, fl, r);
+      if (fl->own_share != INFINITY && CANDIDATE_BEFORE (fl->own_share, fl->own_link, key, l)) {
+        key = fl->own_share;
+        l = fl->own_link;
         own = f;
       }
     }
@@ -1324,19 +1427,19 @@ net_contention_flow_start (gpointer instance, const PtiFlow *flow, double now,
   fl->reported = -1;
   fl->pending = FALSE;
   fl->n_hops = (guint8) hops;
+  fl->n_shared = 0;
+  fl->own_ok = FALSE;
   fl->live = TRUE;
   guint32 *r = &self->routes[(gsize) f * self->max_hops];
   const guint32 *cached = &self->route_cache_links[(gsize) (rs - self->route_cache)
                                                    * self->max_hops];
-  gboolean alone = TRUE;
   double rate = INFINITY;
   for (guint h = 0; h < hops; h++) {
     r[h] = cached[h];
     const Link *k = link_add_flow (self, f, h, r[h]);
-    alone = alone && k->n_flows == 1;
     rate = MIN (rate, k->capacity);
   }
-  if (alone) {
+  if (fl->n_shared == 0) {
     /* Its links carry nothing else: no other rate changes, and its own is
      * the smallest capacity on the way (what water-filling would find). */
     fl->rate = rate;
@@ -1458,6 +1561,8 @@ net_contention_reconfigure (gpointer instance, const char *element, const char *
       link_set (k, k->bandwidth, v);
     else
       link_set (k, v, k->load);
+    for (guint j = 0; j < k->n_flows; j++)
+      self->flows[k->flows[j]].own_ok = FALSE;   /* its capacity may be theirs */
     if (self->links[l].n_flows > 0)
       mark_dirty (self, l);
   }

@@ -276,6 +276,31 @@ test_max_min (void)
   assert_time (end_of (ctx, 0), 30 * MS + 1 * US);
 }
 
+/* Max-min where a flow's own link is its bottleneck: a (1 -> 0) and b
+ * (2 -> 0) share rank 0's down link (100 MB/s), and a's up link h2:up has
+ * 70% background load (30 MB/s).  Water-filling fixes a first at 30, the
+ * smallest share (the down link's is 50), and b gets the 70 left (an equal
+ * split would give it 50).  Rank 0 receives b first, at 1/70 s + 1 us,
+ * then sends 1 MB to rank 3 on its own up link (10 ms + 1 us): rank 3
+ * ends at 1/70 s + 10 ms + 2 us.  a keeps 30 MB/s throughout: rank 0's
+ * receive of it ends at 1/30 s + 1 us. */
+static void
+test_own_bottleneck (void)
+{
+  g_autoptr (PtiContext) ctx = crossbar (4, "<link_load link='h2:up'>0.7</link_load>");
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_mpi_send (ctx, 1, 0, MB, 0, &error));
+  g_assert_true (pti_mpi_send (ctx, 2, 0, MB, 0, &error));
+  g_assert_true (pti_mpi_recv (ctx, 0, 2, MB, 0, &error));
+  g_assert_no_error (error);
+  message (ctx, 0, 3, MB);
+  g_assert_true (pti_mpi_recv (ctx, 0, 1, MB, 0, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (end_of (ctx, 3), 1.0 / 70 + 10 * MS + 2 * US);
+  assert_time (end_of (ctx, 0), 1.0 / 30 + 1 * US);
+}
+
 /* A load change in the middle of a transfer (WSL call): 1 MB alone at
  * 100 MB/s; at 5 ms half of it is through and the background load becomes
  * 50%, so the other 0.5 MB goes at 50 MB/s: 10 ms more, done at 15 ms. */
@@ -710,6 +735,7 @@ main (int argc, char **argv)
   g_test_add_func ("/net-contention/incast", test_incast);
   g_test_add_func ("/net-contention/rate-rises-when-one-ends", test_rate_rises_when_one_ends);
   g_test_add_func ("/net-contention/max-min", test_max_min);
+  g_test_add_func ("/net-contention/own-bottleneck", test_own_bottleneck);
   g_test_add_func ("/net-contention/change-mid-transfer", test_change_mid_transfer);
   g_test_add_func ("/net-contention/change-schedule", test_change_schedule);
   g_test_add_func ("/net-contention/change-errors", test_change_errors);
