@@ -410,7 +410,20 @@ void pti_queue_free (PtiEngine *e);
 
 
 /* procs.c: windows, request slots, messages */
-Op *pti_proc_append_op (PtiEngine *e, Proc *p);
+/* Doubles @p's window (it is full, or has none yet). */
+void pti_proc_window_grow (Proc *p);
+/* A zeroed operation at @p's tail.  Inline: every event appended comes
+ * through here. */
+static inline Op *
+pti_proc_append_op (PtiEngine *e, Proc *p)
+{
+  if (G_UNLIKELY (p->mask == 0 || p->tail - p->pin == p->mask + 1))
+    pti_proc_window_grow (p);
+  Op *op = &p->ops[p->tail++ & p->mask];
+  memset (op, 0, sizeof *op);
+  e->held++;
+  return op;
+}
 static inline guint32
 pti_proc_window_len (const Proc *p)
 {

@@ -8,23 +8,16 @@
  * replays pins it. */
 #include "core-private.h"
 
-Op *
-pti_proc_append_op (PtiEngine *e, Proc *p)
+void
+pti_proc_window_grow (Proc *p)
 {
-  guint32 used = p->tail - p->pin;
-  if (G_UNLIKELY (p->mask == 0 || used == p->mask + 1)) {
-    guint32 cap = p->mask == 0 ? 16 : 2 * (p->mask + 1);
-    Op *ops = g_new (Op, cap);
-    for (guint32 i = p->pin; i != p->tail; i++)
-      ops[i & (cap - 1)] = p->ops[i & p->mask];
-    g_free (p->ops);
-    p->ops = ops;
-    p->mask = cap - 1;
-  }
-  Op *op = &p->ops[p->tail++ & p->mask];
-  memset (op, 0, sizeof *op);
-  e->held++;
-  return op;
+  guint32 cap = p->mask == 0 ? 16 : 2 * (p->mask + 1);
+  Op *ops = g_new (Op, cap);
+  for (guint32 i = p->pin; i != p->tail; i++)
+    ops[i & (cap - 1)] = p->ops[i & p->mask];
+  g_free (p->ops);
+  p->ops = ops;
+  p->mask = cap - 1;
 }
 
 gboolean

@@ -337,7 +337,7 @@ gboolean
 pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer, guint64 bytes,
                  gint tag, guint context, PtiRequest *request, GError **error)
 {
-  PtiEngine *engine = pti_session_engine (pti_wsl_session (ctx));
+  PtiEngine *engine = pti_session_engine (ctx->session);
   gboolean ok;
   if (kind == PTI_OP_PROBE) {
     ok = pti_engine_add_probe (engine, rank, peer, tag, context, error);

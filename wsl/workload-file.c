@@ -64,6 +64,8 @@ struct Stmt {
   gboolean null_to, null_from;  /* to="null", from="null": PTI_PROC_NULL */
   gboolean nonblocking;         /* collectives: <iallreduce> and the like */
   gboolean has_req;             /* ... with request="name": its variable */
+  gboolean world_p2p;           /* send, recv, isend, irecv on the world, with a peer
+                                 * and a tag given (no any, no null): run_p2p_plain */
   guint req_slot;
   Arg arg[6];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
@@ -576,6 +578,10 @@ compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
       st->simple = st->kind != ST_FOR && st->kind != ST_IF && st->kind != ST_REPEAT
                    && st->kind != ST_PHASE
                    && st->kind != ST_EVALUATE;
+      st->world_p2p = (st->kind == ST_SEND || st->kind == ST_RECV || st->kind == ST_ISEND
+                       || st->kind == ST_IRECV)
+                      && st->comm == NULL && !st->any_source && !st->any_tag && !st->null_to
+                      && !st->null_from && st->arg[0].expr != NULL && st->arg[1].expr != NULL;
     }
   return TRUE;
 }
@@ -808,6 +814,55 @@ run_collective (Loader *ld, const Stmt *st, gboolean *args, GError **error)
     }
 }
 
+/* @a's value, NaN if it has none (not finite values are caught by the
+ * range checks of the caller, which then takes the long way). */
+static inline __attribute__ ((always_inline)) double
+arg_value (const Loader *ld, const Arg *a)
+{
+  return a->constant ? a->value : pti_expr_eval_inline (a->expr, ld->symbols);
+}
+
+/* A world_p2p statement whose arguments are in range and whose rank may
+ * append: straight onto the one message path (pti_wsl_message), with the
+ * checks eval_rank, eval_bytes, eval_tag and pti_mpi_*_comm would make, as
+ * compares.  *@done is FALSE if any check fails: the caller then runs the
+ * statement the long way, which evaluates the arguments again and names
+ * the mistake.  Sends and receives are most of a workload's statements. */
+static inline __attribute__ ((always_inline)) gboolean
+run_p2p_plain (Loader *ld, const Stmt *st, gboolean *done, GError **error)
+{
+  static const PtiOpKind ops[] = {
+    [ST_SEND] = PTI_OP_SEND, [ST_RECV] = PTI_OP_RECV, [ST_ISEND] = PTI_OP_ISEND,
+    [ST_IRECV] = PTI_OP_IRECV,
+  };
+  PtiContext *ctx = ld->ctx;
+  double peer = arg_value (ld, &st->arg[0]);
+  double bytes = arg_value (ld, &st->arg[1]);
+  double tag = st->arg[2].expr != NULL ? arg_value (ld, &st->arg[2]) : 0;
+  /* Whole numbers in range: converting to an integer and back gives them
+   * again (NaN fails every compare). */
+  if (G_UNLIKELY (!(peer >= 0 && peer < ctx->n_procs && (double) (guint) peer == peer
+                    && bytes >= 0 && bytes <= MAX_EXACT && (double) (guint64) bytes == bytes
+                    && tag >= 0 && tag <= G_MAXINT && (double) (gint) tag == tag
+                    && pti_wsl_check_rank (ctx, st->element, ld->rank, NULL))))
+    {
+      *done = FALSE;
+      return FALSE;
+    }
+  *done = TRUE;
+  PtiRequest req = 0;
+  if (!pti_wsl_message (ctx, ops[st->kind], ld->rank, (guint) peer, (guint64) bytes, (gint) tag,
+                        PTI_COMM_WORLD, &req, error))
+    return FALSE;
+  if (st->kind == ST_ISEND || st->kind == ST_IRECV)
+    {
+      g_array_append_val (ld->outstanding, req);
+      if (st->has_slot)
+        pti_symbols_set (ld->symbols, st->slot, req);
+    }
+  return TRUE;
+}
+
 static gboolean
 run_stmt (Loader *ld, const Stmt *st, GError **error)
 {
@@ -822,7 +877,7 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     case ST_LET:
       if (!eval_arg (ld, st, &st->arg[0], &v, error))
         return FALSE;
-      pti_symbols_set (ld->symbols, st->slot, v);
+      pti_symbols_set_inline (ld->symbols, st->slot, v);
       return TRUE;
 
     case ST_USE:
@@ -846,6 +901,13 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     case ST_ISSEND:
     case ST_PROBE:
       {
+        if (G_LIKELY (st->world_p2p))
+          {
+            gboolean done = FALSE;
+            ok = run_p2p_plain (ld, st, &done, error);
+            if (G_LIKELY (done))
+              break;
+          }
         gboolean send = st->kind == ST_SEND || st->kind == ST_ISEND || st->kind == ST_SSEND
                         || st->kind == ST_ISSEND;
         guint peer = st->null_to || st->null_from ? PTI_PROC_NULL : PTI_ANY_SOURCE;
@@ -1107,7 +1169,7 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
           const Stmt *owner = f->owner;
           if (owner != NULL && owner->kind == ST_FOR && ++f->trip < f->trips)
             {
-              pti_symbols_set (ld->symbols, owner->slot, f->from + (double) f->trip * f->step);
+              pti_symbols_set_inline (ld->symbols, owner->slot, f->from + (double) f->trip * f->step);
               f->next = 0;
               continue;
             }
@@ -1149,7 +1211,7 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
               return FALSE;
             if (loop.trips > 0)
               {
-                pti_symbols_set (ld->symbols, st->slot, loop.from);
+                pti_symbols_set_inline (ld->symbols, st->slot, loop.from);
                 push (rr, &st->body, st);
                 rr->frames[rr->n_frames - 1] = loop;
               }

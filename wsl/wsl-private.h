@@ -80,17 +80,27 @@ pti_wsl_check_rank (PtiContext *ctx, const char *what, guint rank, GError **erro
   return pti_wsl_check_rank_slow (ctx, what, rank, error);
 }
 
+/* ranks.c: the running rank program yields if its batch is complete. */
+void pti_wsl_rank_yield (PtiContext *ctx);
 /* To call after each event appended: in push form the automatic partial
  * evaluation (FALSE if it failed); in a rank program, the coroutine's
- * yield once it has appended a batch. */
-gboolean pti_wsl_appended (PtiContext *ctx, GError **error);
+ * yield once it has appended a batch.  Inline: while a source appends
+ * (pull_rank set, the session's pulling) it is a compare. */
+static inline gboolean
+pti_wsl_appended (PtiContext *ctx, GError **error)
+{
+  if (G_LIKELY (ctx->pull_rank != G_MAXUINT)) {
+    if (G_UNLIKELY (ctx->programs != NULL) && !ctx->in_collective)
+      pti_wsl_rank_yield (ctx);
+    return TRUE;
+  }
+  return pti_session_appended (ctx->session, error);
+}
 /* io.c: the file called @name, which must have been opened (for the
  * workload file's <io_*> statements, which name files).  @what names the
  * statement in the error. */
 gboolean pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name,
                             PtiFile *file, GError **error);
-/* ranks.c: the running rank program yields if its batch is complete. */
-void pti_wsl_rank_yield (PtiContext *ctx);
 
 /* The one path of every message into the engine (comm.c): @kind a send,
  * recv, isend or irecv of world rank @rank to or from world rank @peer (or
