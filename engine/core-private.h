@@ -195,52 +195,65 @@ typedef struct {
   guint8 replayed;
 } Repeat;
 
+/* Fields in the order of use: the first three cache lines hold what
+ * running a process, posting and matching touch per event (the main loop
+ * prefetches them for the next item's process: with thousands of ranks a
+ * process is rarely in cache when its item comes up); the rest after. */
 typedef struct {
   /* the window: ops[head & mask] .. ops[(tail - 1) & mask]; a replayed
    * repeated block keeps the slots from `pin` on */
   Op *ops;
   guint32 mask;          /* capacity - 1 (a power of two), or 0 before the first op */
   guint32 head, tail, pin;
-  double clock;          /* s: where this process is */
-  double wait_from;      /* s: when its current blocking operation began to wait */
-  double op_start;       /* s: when the operation at its head began */
-  guint32 blocking_slot; /* the request of the send or receive at its head */
-  double compute, comm, wait;
-  guint64 sent, sent_bytes;      /* messages sent so far, and their bytes */
-  guint64 n_events;      /* events executed (or derived) so far */
-  guint64 n_appended;    /* events appended so far */
-  Req *reqs;
-  ReqTrace *rtrace;      /* by slot, while a sink is set; else NULL */
-  guint32 n_reqs, cap_reqs;
-  guint32 free_req;      /* free list of request slots */
-  guint32 live_reqs;     /* slots in use */
-  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
-  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
-  const PtiModelInstance *cpu;   /* its processor's CPU model */
-  const PtiModelInstance *net;   /* its node's network's model, or NULL */
-  const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
-  guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
-  const PtiModelInstance *io;    /* its node's file system's I/O model, or NULL */
-  guint32 io_client;     /* its node's client number on that file system */
-  double io_time;        /* s in the io device: its requests, after a collective's last arrival */
   guint8 state;          /* ProcState */
   guint8 source_done;    /* its source has nothing more (or it has no source) */
   guint8 open_repeat;    /* appending: a repeated block is open */
+  guint8 open_replayed;  /* appending: ... and the engine will replay it */
+  guint32 blocking_slot; /* the request of the send or receive at its head */
+  double clock;          /* s: where this process is */
+  double wait_from;      /* s: when its current blocking operation began to wait */
+  double op_start;       /* s: when the operation at its head began */
+  guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
+  guint32 free_req;      /* free list of request slots */
+  /* second line */
+  Req *reqs;
+  ReqTrace *rtrace;      /* by slot, while a sink is set; else NULL */
+  guint32 n_reqs, live_reqs;     /* slots made, and in use */
+  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
+  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
+  guint64 n_events;      /* events executed (or derived) so far */
+  guint64 n_appended;    /* events appended so far */
+  /* third line */
+  Repeat rep;
+  double compute, comm, wait;
+  /* the rest */
+  guint64 sent, sent_bytes;      /* messages sent so far, and their bytes */
+  guint64 req_serial;    /* requests made so far */
+  guint64 n_posted;      /* isend and irecv posted so far (executed or derived): the
+                          * next one's id in the trace */
+  const PtiModelInstance *cpu;   /* its processor's CPU model */
+  const PtiModelInstance *net;   /* its node's network's model, or NULL */
+  const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
+  const PtiModelInstance *io;    /* its node's file system's I/O model, or NULL */
+  double io_time;        /* s in the io device: its requests, after a collective's last arrival */
+  guint32 cap_reqs;
+  guint32 io_client;     /* its node's client number on that file system */
   guint16 open_phases;   /* appending: phases begun and not ended, */
   guint16 phases_at_repeat;      /* ... of which so many before the open repeated block */
+  guint32 n_blocks;      /* appending: repeated blocks begun so far */
   guint32 *open_phase_ids;       /* ... which (phases.c) */
   gpointer phase_stack;  /* executing: the phases it is in, innermost last (phases.c) */
   guint64 phase_serial;  /* executing: phases it entered so far */
   guint16 in_phases, cap_phases;
-  guint8 open_replayed;  /* appending: ... and the engine will replay it */
   guint32 open_start;    /* appending: window index of its first operation */
-  guint32 n_blocks;      /* appending: repeated blocks begun so far */
   guint64 gen_k;         /* appending: repetitions a regenerating source has begun */
-  guint64 req_serial;    /* requests made so far */
-  guint64 n_posted;      /* isend and irecv posted so far (executed or derived): the
-                          * next one's id in the trace */
-  Repeat rep;
 } Proc;
+
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Proc, reqs) == 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Proc, rep) == 128);
+G_STATIC_ASSERT (sizeof (Proc) == 320);   /* five lines; procs are allocated 64-byte aligned */
+#endif
 
 /* ---- the event queue -------------------------------------------------------- */
 
