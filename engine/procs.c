@@ -387,3 +387,9 @@ pti_engine_rank_appended (const PtiEngine *e, guint rank)
 {
   return e->procs[rank].n_appended;
 }
+
+const guint64 *
+pti_engine_rank_appended_counter (const PtiEngine *e, guint rank)
+{
+  return &e->procs[rank].n_appended;
+}

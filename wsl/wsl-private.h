@@ -102,13 +102,28 @@ pti_wsl_appended (PtiContext *ctx, GError **error)
 gboolean pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name,
                             PtiFile *file, GError **error);
 
-/* The one path of every message into the engine (comm.c): @kind a send,
- * recv, isend or irecv of world rank @rank to or from world rank @peer (or
+/* The one path of every message into the engine: @kind a send, recv,
+ * isend, irecv or probe of world rank @rank to or from world rank @peer (or
  * PTI_ENGINE_ANY_SOURCE) in matching context @context; @request receives a
- * non-blocking one's handle.  Checked by the caller. */
-gboolean pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer,
-                          guint64 bytes, gint tag, guint context, PtiRequest *request,
-                          GError **error);
+ * non-blocking one's handle.  Checked by the caller.  Inline: most events
+ * of most workloads come this way. */
+static inline gboolean
+pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer, guint64 bytes,
+                 gint tag, guint context, PtiRequest *request, GError **error)
+{
+  PtiEngine *engine = pti_session_engine (ctx->session);
+  gboolean ok;
+  if (kind == PTI_OP_PROBE) {
+    ok = pti_engine_add_probe (engine, rank, peer, tag, context, error);
+  } else if (kind == PTI_OP_ISEND || kind == PTI_OP_IRECV) {
+    guint32 r = 0;
+    ok = pti_engine_add_request (engine, kind, rank, peer, bytes, tag, context, &r, error);
+    *request = r;
+  } else {
+    ok = pti_engine_add_message (engine, kind, rank, peer, bytes, tag, context, error);
+  }
+  return ok && pti_wsl_appended (ctx, error);
+}
 
 /* A synchronous send (ssend with @request NULL, else issend) on the same
  * path: by rendezvous whatever its size.  Checked by the caller. */
