@@ -450,8 +450,21 @@ pti_proc_op_at (const Proc *p, guint32 index)
 /* Make sure the operation at @p's head is there: asks its source if the
  * window is empty.  FALSE if it has none (starved or done) or on error. */
 gboolean pti_proc_fetch (PtiEngine *e, guint rank);
-/* Drop the operation at the head and its continuations. */
-void pti_proc_consume (PtiEngine *e, Proc *p);
+/* Drop the operation at the head and its continuations.  Inline: once
+ * per event. */
+static inline void
+pti_proc_consume (PtiEngine *e, Proc *p)
+{
+  const Op *op = pti_proc_op_at (p, p->head);
+  guint32 n = 1;
+  if (op->kind == PTI_OP_WAIT || op->kind == PTI_OP_WAITALL || op->kind == PTI_OP_WAITANY)
+    n += (op->peer + REQS_PER_OP - 1) / REQS_PER_OP;
+  p->head += n;
+  if (!p->rep.active || !p->rep.replayed) {
+    e->held -= p->head - p->pin;
+    p->pin = p->head;
+  }
+}
 guint32 pti_req_alloc (Proc *p);
 /* Give every process a trace table for its request slots (a sink was set). */
 void pti_reqs_trace_init (PtiEngine *e);

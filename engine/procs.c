@@ -46,20 +46,6 @@ pti_proc_fetch (PtiEngine *e, guint rank)
   return TRUE;
 }
 
-void
-pti_proc_consume (PtiEngine *e, Proc *p)
-{
-  const Op *op = pti_proc_op_at (p, p->head);
-  guint32 n = 1;
-  if (op->kind == PTI_OP_WAIT || op->kind == PTI_OP_WAITALL || op->kind == PTI_OP_WAITANY)
-    n += (op->peer + REQS_PER_OP - 1) / REQS_PER_OP;
-  p->head += n;
-  if (!p->rep.active || !p->rep.replayed) {
-    e->held -= p->head - p->pin;
-    p->pin = p->head;
-  }
-}
-
 guint32
 pti_wait_handle (const Proc *p, guint i)
 {
