@@ -465,7 +465,35 @@ pti_proc_consume (PtiEngine *e, Proc *p)
     p->pin = p->head;
   }
 }
-guint32 pti_req_alloc (Proc *p);
+/* Grows @p's request table (every slot is in use). */
+void pti_req_table_grow (Proc *p);
+/* A request slot, REQ_APPENDED, its fields zero.  Inline, as the release
+ * and the message pool's: a blocking send or receive takes a slot when
+ * posted and gives it back when done. */
+static inline guint32
+pti_req_alloc (Proc *p)
+{
+  guint32 slot = p->free_req;
+  if (slot != NO_SLOT) {
+    p->free_req = p->reqs[slot].next;
+  } else {
+    if (G_UNLIKELY (p->n_reqs == p->cap_reqs))
+      pti_req_table_grow (p);
+    slot = p->n_reqs++;
+    p->reqs[slot].gen = 0;
+  }
+  Req *q = &p->reqs[slot];
+  guint16 gen = q->gen;
+  memset (q, 0, sizeof *q);
+  if (p->rtrace != NULL)
+    memset (&p->rtrace[slot], 0, sizeof p->rtrace[slot]);
+  q->gen = gen;
+  q->next = NO_SLOT;
+  q->state = REQ_APPENDED;
+  q->serial = p->req_serial++;
+  p->live_reqs++;
+  return slot;
+}
 /* Give every process a trace table for its request slots (a sink was set). */
 void pti_reqs_trace_init (PtiEngine *e);
 /* The trace facts of @p's request @slot, or NULL without a sink. */
@@ -474,7 +502,20 @@ pti_req_trace (const Proc *p, guint32 slot)
 {
   return p->rtrace != NULL ? &p->rtrace[slot] : NULL;
 }
-void pti_req_release (Proc *p, guint32 slot);
+static inline void
+pti_req_release (Proc *p, guint32 slot)
+{
+  Req *q = &p->reqs[slot];
+  p->live_reqs--;
+  if (q->pinned) {
+    q->state = REQ_FREE;   /* until the block's next repetition re-arms it */
+    return;
+  }
+  q->state = REQ_FREE;
+  q->gen = (guint16) ((q->gen + 1) & ((1u << (32 - REQ_SLOT_BITS)) - 1));
+  q->next = p->free_req;
+  p->free_req = slot;
+}
 static inline guint32
 pti_req_handle (const Proc *p, guint32 slot)
 {
@@ -491,8 +532,25 @@ pti_req_slot (const Proc *p, guint32 handle)
     return NO_SLOT;
   return slot;
 }
-Msg *pti_msg_new (PtiEngine *e);
-void pti_msg_free (PtiEngine *e, Msg *m);
+/* Fills the message pool's free list with a new chunk. */
+void pti_msg_pool_grow (PtiEngine *e);
+/* A zeroed message from the pool. */
+static inline Msg *
+pti_msg_new (PtiEngine *e)
+{
+  if (G_UNLIKELY (e->free_msgs == NULL))
+    pti_msg_pool_grow (e);
+  Msg *m = e->free_msgs;
+  e->free_msgs = m->next;
+  memset (m, 0, sizeof *m);
+  return m;
+}
+static inline void
+pti_msg_free (PtiEngine *e, Msg *m)
+{
+  m->next = e->free_msgs;
+  e->free_msgs = m;
+}
 /* The handles of the wait at @p's head: @i-th of its n. */
 guint32 pti_wait_handle (const Proc *p, guint i);
 

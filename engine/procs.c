@@ -54,35 +54,15 @@ pti_wait_handle (const Proc *p, guint i)
 
 /* ---- request slots ------------------------------------------------------- */
 
-guint32
-pti_req_alloc (Proc *p)
+void
+pti_req_table_grow (Proc *p)
 {
-  guint32 slot = p->free_req;
-  if (slot != NO_SLOT) {
-    p->free_req = p->reqs[slot].next;
-  } else {
-    if (p->n_reqs == p->cap_reqs) {
-      /* By half again, not double: a rank's peak is usually one collective's
-       * 2 log2(P) requests plus one, which doubling would nearly double. */
-      p->cap_reqs += MAX (8, p->cap_reqs / 2);
-      p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
-      if (p->rtrace != NULL)
-        p->rtrace = g_renew (ReqTrace, p->rtrace, p->cap_reqs);
-    }
-    slot = p->n_reqs++;
-    p->reqs[slot].gen = 0;
-  }
-  Req *q = &p->reqs[slot];
-  guint16 gen = q->gen;
-  memset (q, 0, sizeof *q);
+  /* By half again, not double: a rank's peak is usually one collective's
+   * 2 log2(P) requests plus one, which doubling would nearly double. */
+  p->cap_reqs += MAX (8, p->cap_reqs / 2);
+  p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
   if (p->rtrace != NULL)
-    memset (&p->rtrace[slot], 0, sizeof p->rtrace[slot]);
-  q->gen = gen;
-  q->next = NO_SLOT;
-  q->state = REQ_APPENDED;
-  q->serial = p->req_serial++;
-  p->live_reqs++;
-  return slot;
+    p->rtrace = g_renew (ReqTrace, p->rtrace, p->cap_reqs);
 }
 
 void
@@ -97,45 +77,17 @@ pti_reqs_trace_init (PtiEngine *e)
   }
 }
 
-void
-pti_req_release (Proc *p, guint32 slot)
-{
-  Req *q = &p->reqs[slot];
-  p->live_reqs--;
-  if (q->pinned) {
-    q->state = REQ_FREE;   /* until the block's next repetition re-arms it */
-    return;
-  }
-  q->state = REQ_FREE;
-  q->gen = (guint16) ((q->gen + 1) & ((1u << (32 - REQ_SLOT_BITS)) - 1));
-  q->next = p->free_req;
-  p->free_req = slot;
-}
-
 /* ---- messages ---------------------------------------------------------- */
 
-Msg *
-pti_msg_new (PtiEngine *e)
-{
-  if (e->free_msgs == NULL) {
-    Msg *chunk = g_new (Msg, MSG_CHUNK);
-    g_ptr_array_add (e->msg_chunks, chunk);
-    for (guint i = 0; i < MSG_CHUNK; i++) {
-      chunk[i].next = e->free_msgs;
-      e->free_msgs = &chunk[i];
-    }
-  }
-  Msg *m = e->free_msgs;
-  e->free_msgs = m->next;
-  memset (m, 0, sizeof *m);
-  return m;
-}
-
 void
-pti_msg_free (PtiEngine *e, Msg *m)
+pti_msg_pool_grow (PtiEngine *e)
 {
-  m->next = e->free_msgs;
-  e->free_msgs = m;
+  Msg *chunk = g_new (Msg, MSG_CHUNK);
+  g_ptr_array_add (e->msg_chunks, chunk);
+  for (guint i = 0; i < MSG_CHUNK; i++) {
+    chunk[i].next = e->free_msgs;
+    e->free_msgs = &chunk[i];
+  }
 }
 
 /* ---- appending --------------------------------------------------------- */
