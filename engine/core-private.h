@@ -195,52 +195,65 @@ typedef struct {
   guint8 replayed;
 } Repeat;
 
+/* Fields in the order of use: the first three cache lines hold what
+ * running a process, posting and matching touch per event (the main loop
+ * prefetches them for the next item's process: with thousands of ranks a
+ * process is rarely in cache when its item comes up); the rest after. */
 typedef struct {
   /* the window: ops[head & mask] .. ops[(tail - 1) & mask]; a replayed
    * repeated block keeps the slots from `pin` on */
   Op *ops;
   guint32 mask;          /* capacity - 1 (a power of two), or 0 before the first op */
   guint32 head, tail, pin;
-  double clock;          /* s: where this process is */
-  double wait_from;      /* s: when its current blocking operation began to wait */
-  double op_start;       /* s: when the operation at its head began */
-  guint32 blocking_slot; /* the request of the send or receive at its head */
-  double compute, comm, wait;
-  guint64 sent, sent_bytes;      /* messages sent so far, and their bytes */
-  guint64 n_events;      /* events executed (or derived) so far */
-  guint64 n_appended;    /* events appended so far */
-  Req *reqs;
-  ReqTrace *rtrace;      /* by slot, while a sink is set; else NULL */
-  guint32 n_reqs, cap_reqs;
-  guint32 free_req;      /* free list of request slots */
-  guint32 live_reqs;     /* slots in use */
-  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
-  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
-  const PtiModelInstance *cpu;   /* its processor's CPU model */
-  const PtiModelInstance *net;   /* its node's network's model, or NULL */
-  const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
-  guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
-  const PtiModelInstance *io;    /* its node's file system's I/O model, or NULL */
-  guint32 io_client;     /* its node's client number on that file system */
-  double io_time;        /* s in the io device: its requests, after a collective's last arrival */
   guint8 state;          /* ProcState */
   guint8 source_done;    /* its source has nothing more (or it has no source) */
   guint8 open_repeat;    /* appending: a repeated block is open */
+  guint8 open_replayed;  /* appending: ... and the engine will replay it */
+  guint32 blocking_slot; /* the request of the send or receive at its head */
+  double clock;          /* s: where this process is */
+  double wait_from;      /* s: when its current blocking operation began to wait */
+  double op_start;       /* s: when the operation at its head began */
+  guint32 processor;     /* where it is placed (pti_system_route takes it from there) */
+  guint32 free_req;      /* free list of request slots */
+  /* second line */
+  Req *reqs;
+  ReqTrace *rtrace;      /* by slot, while a sink is set; else NULL */
+  guint32 n_reqs, live_reqs;     /* slots made, and in use */
+  guint32 posted_head, posted_tail;  /* receives posted, not matched, in order */
+  Msg *unmatched_head, *unmatched_tail; /* sends posted to this process, not yet matched */
+  guint64 n_events;      /* events executed (or derived) so far */
+  guint64 n_appended;    /* events appended so far */
+  /* third line */
+  Repeat rep;
+  double compute, comm, wait;
+  /* the rest */
+  guint64 sent, sent_bytes;      /* messages sent so far, and their bytes */
+  guint64 req_serial;    /* requests made so far */
+  guint64 n_posted;      /* isend and irecv posted so far (executed or derived): the
+                          * next one's id in the trace */
+  const PtiModelInstance *cpu;   /* its processor's CPU model */
+  const PtiModelInstance *net;   /* its node's network's model, or NULL */
+  const PtiModelInstance *intra; /* its node's intra-node model, or NULL */
+  const PtiModelInstance *io;    /* its node's file system's I/O model, or NULL */
+  double io_time;        /* s in the io device: its requests, after a collective's last arrival */
+  guint32 cap_reqs;
+  guint32 io_client;     /* its node's client number on that file system */
   guint16 open_phases;   /* appending: phases begun and not ended, */
   guint16 phases_at_repeat;      /* ... of which so many before the open repeated block */
+  guint32 n_blocks;      /* appending: repeated blocks begun so far */
   guint32 *open_phase_ids;       /* ... which (phases.c) */
   gpointer phase_stack;  /* executing: the phases it is in, innermost last (phases.c) */
   guint64 phase_serial;  /* executing: phases it entered so far */
   guint16 in_phases, cap_phases;
-  guint8 open_replayed;  /* appending: ... and the engine will replay it */
   guint32 open_start;    /* appending: window index of its first operation */
-  guint32 n_blocks;      /* appending: repeated blocks begun so far */
   guint64 gen_k;         /* appending: repetitions a regenerating source has begun */
-  guint64 req_serial;    /* requests made so far */
-  guint64 n_posted;      /* isend and irecv posted so far (executed or derived): the
-                          * next one's id in the trace */
-  Repeat rep;
 } Proc;
+
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Proc, reqs) == 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Proc, rep) == 128);
+G_STATIC_ASSERT (sizeof (Proc) == 320);   /* five lines; procs are allocated 64-byte aligned */
+#endif
 
 /* ---- the event queue -------------------------------------------------------- */
 
@@ -410,7 +423,20 @@ void pti_queue_free (PtiEngine *e);
 
 
 /* procs.c: windows, request slots, messages */
-Op *pti_proc_append_op (PtiEngine *e, Proc *p);
+/* Doubles @p's window (it is full, or has none yet). */
+void pti_proc_window_grow (Proc *p);
+/* A zeroed operation at @p's tail.  Inline: every event appended comes
+ * through here. */
+static inline Op *
+pti_proc_append_op (PtiEngine *e, Proc *p)
+{
+  if (G_UNLIKELY (p->mask == 0 || p->tail - p->pin == p->mask + 1))
+    pti_proc_window_grow (p);
+  Op *op = &p->ops[p->tail++ & p->mask];
+  memset (op, 0, sizeof *op);
+  e->held++;
+  return op;
+}
 static inline guint32
 pti_proc_window_len (const Proc *p)
 {
@@ -424,9 +450,50 @@ pti_proc_op_at (const Proc *p, guint32 index)
 /* Make sure the operation at @p's head is there: asks its source if the
  * window is empty.  FALSE if it has none (starved or done) or on error. */
 gboolean pti_proc_fetch (PtiEngine *e, guint rank);
-/* Drop the operation at the head and its continuations. */
-void pti_proc_consume (PtiEngine *e, Proc *p);
-guint32 pti_req_alloc (Proc *p);
+/* Drop the operation at the head and its continuations.  Inline: once
+ * per event. */
+static inline void
+pti_proc_consume (PtiEngine *e, Proc *p)
+{
+  const Op *op = pti_proc_op_at (p, p->head);
+  guint32 n = 1;
+  if (op->kind == PTI_OP_WAIT || op->kind == PTI_OP_WAITALL || op->kind == PTI_OP_WAITANY)
+    n += (op->peer + REQS_PER_OP - 1) / REQS_PER_OP;
+  p->head += n;
+  if (!p->rep.active || !p->rep.replayed) {
+    e->held -= p->head - p->pin;
+    p->pin = p->head;
+  }
+}
+/* Grows @p's request table (every slot is in use). */
+void pti_req_table_grow (Proc *p);
+/* A request slot, REQ_APPENDED, its fields zero.  Inline, as the release
+ * and the message pool's: a blocking send or receive takes a slot when
+ * posted and gives it back when done. */
+static inline guint32
+pti_req_alloc (Proc *p)
+{
+  guint32 slot = p->free_req;
+  if (slot != NO_SLOT) {
+    p->free_req = p->reqs[slot].next;
+  } else {
+    if (G_UNLIKELY (p->n_reqs == p->cap_reqs))
+      pti_req_table_grow (p);
+    slot = p->n_reqs++;
+    p->reqs[slot].gen = 0;
+  }
+  Req *q = &p->reqs[slot];
+  guint16 gen = q->gen;
+  memset (q, 0, sizeof *q);
+  if (p->rtrace != NULL)
+    memset (&p->rtrace[slot], 0, sizeof p->rtrace[slot]);
+  q->gen = gen;
+  q->next = NO_SLOT;
+  q->state = REQ_APPENDED;
+  q->serial = p->req_serial++;
+  p->live_reqs++;
+  return slot;
+}
 /* Give every process a trace table for its request slots (a sink was set). */
 void pti_reqs_trace_init (PtiEngine *e);
 /* The trace facts of @p's request @slot, or NULL without a sink. */
@@ -435,7 +502,20 @@ pti_req_trace (const Proc *p, guint32 slot)
 {
   return p->rtrace != NULL ? &p->rtrace[slot] : NULL;
 }
-void pti_req_release (Proc *p, guint32 slot);
+static inline void
+pti_req_release (Proc *p, guint32 slot)
+{
+  Req *q = &p->reqs[slot];
+  p->live_reqs--;
+  if (q->pinned) {
+    q->state = REQ_FREE;   /* until the block's next repetition re-arms it */
+    return;
+  }
+  q->state = REQ_FREE;
+  q->gen = (guint16) ((q->gen + 1) & ((1u << (32 - REQ_SLOT_BITS)) - 1));
+  q->next = p->free_req;
+  p->free_req = slot;
+}
 static inline guint32
 pti_req_handle (const Proc *p, guint32 slot)
 {
@@ -452,8 +532,25 @@ pti_req_slot (const Proc *p, guint32 handle)
     return NO_SLOT;
   return slot;
 }
-Msg *pti_msg_new (PtiEngine *e);
-void pti_msg_free (PtiEngine *e, Msg *m);
+/* Fills the message pool's free list with a new chunk. */
+void pti_msg_pool_grow (PtiEngine *e);
+/* A zeroed message from the pool. */
+static inline Msg *
+pti_msg_new (PtiEngine *e)
+{
+  if (G_UNLIKELY (e->free_msgs == NULL))
+    pti_msg_pool_grow (e);
+  Msg *m = e->free_msgs;
+  e->free_msgs = m->next;
+  memset (m, 0, sizeof *m);
+  return m;
+}
+static inline void
+pti_msg_free (PtiEngine *e, Msg *m)
+{
+  m->next = e->free_msgs;
+  e->free_msgs = m;
+}
 /* The handles of the wait at @p's head: @i-th of its n. */
 guint32 pti_wait_handle (const Proc *p, guint i);
 

@@ -16,6 +16,8 @@
  *   trace-out.c  finished events to the sink */
 #include "core-private.h"
 
+#include <stdlib.h>
+
 PtiEngine *
 pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, GError **error)
 {
@@ -29,7 +31,12 @@ pti_engine_new (const PtiSystem *system, guint nprocs, const guint *placement, G
   PtiEngine *e = g_new0 (PtiEngine, 1);
   e->system = system;
   e->n_procs = nprocs;
-  e->procs = g_new0 (Proc, nprocs);
+  /* Aligned on cache lines: each process's hot fields fill its first lines. */
+  gpointer procs = NULL;
+  if (posix_memalign (&procs, 64, sizeof (Proc) * (gsize) nprocs) != 0)
+    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC,
+             sizeof (Proc) * (gsize) nprocs);
+  e->procs = memset (procs, 0, sizeof (Proc) * (gsize) nprocs);
   e->msg_chunks = g_ptr_array_new_with_free_func (g_free);
   pti_queue_init (e);
   e->one_network = TRUE;
@@ -66,7 +73,7 @@ pti_engine_free (PtiEngine *e)
     g_free (e->procs[r].reqs);
     g_free (e->procs[r].rtrace);
   }
-  g_free (e->procs);
+  free (e->procs);
   pti_queue_free (e);
   g_ptr_array_unref (e->msg_chunks);
   if (e->comm_names != NULL)
@@ -167,7 +174,8 @@ drain (PtiEngine *e, gboolean bounded)
     }
     /* A partial run stops short of the earliest clock at which a starved
      * process may yet act: what lies at or beyond it waits for the next run. */
-    double t = pti_queue_next_time (e);
+    const Item *head = pti_queue_peek (e);
+    double t = head->t;
     if (bounded && !(t < e->horizon))
       break;
     /* Changes due by then apply first, each at its own time; what they
@@ -177,13 +185,26 @@ drain (PtiEngine *e, gboolean bounded)
         break;
       continue;
     }
+    /* With thousands of ranks a process is rarely in cache when its item
+     * comes up.  Its first lines were prefetched when the item became the
+     * next (below): now the operation at its window's head, while the heap
+     * fills the root this pop leaves. */
+    if (head->rank < e->n_procs) {
+      const Proc *hp = &e->procs[head->rank];
+      if (hp->mask != 0)
+        __builtin_prefetch (&hp->ops[hp->head & hp->mask]);
+    }
     Item it = pti_queue_pop (e);
-    /* The next item's process (and message) are likely not in cache with
-     * thousands of ranks: start loading them while this item is handled. */
+    /* The next item's process (its hot lines: core-private.h) and message,
+     * while this item is handled. */
     if (G_LIKELY (pti_queue_size (e) > 0)) {
       const Item *next = pti_queue_peek (e);
-      if (next->rank < e->n_procs)
-        __builtin_prefetch (&e->procs[next->rank]);
+      if (next->rank < e->n_procs) {
+        const char *np = (const char *) &e->procs[next->rank];
+        __builtin_prefetch (np);
+        __builtin_prefetch (np + 64);
+        __builtin_prefetch (np + 128);
+      }
       if (next->msg != NULL)
         __builtin_prefetch (next->msg);
     }

@@ -322,6 +322,9 @@ guint64 pti_engine_n_pending (const PtiEngine *engine);
 /* Events appended so far (all processes; @rank's). */
 guint64 pti_engine_n_appended (const PtiEngine *engine);
 guint64 pti_engine_rank_appended (const PtiEngine *engine, guint rank);
+/* Where that count of @rank's is kept, for a source that checks it after
+ * every statement (valid as long as the engine). */
+const guint64 *pti_engine_rank_appended_counter (const PtiEngine *engine, guint rank);
 /* @rank will be given nothing more: its source said so, or it has none
  * (push: everything was appended before the evaluation). */
 gboolean pti_engine_rank_complete (const PtiEngine *engine, guint rank);

@@ -8,23 +8,16 @@
  * replays pins it. */
 #include "core-private.h"
 
-Op *
-pti_proc_append_op (PtiEngine *e, Proc *p)
+void
+pti_proc_window_grow (Proc *p)
 {
-  guint32 used = p->tail - p->pin;
-  if (G_UNLIKELY (p->mask == 0 || used == p->mask + 1)) {
-    guint32 cap = p->mask == 0 ? 16 : 2 * (p->mask + 1);
-    Op *ops = g_new (Op, cap);
-    for (guint32 i = p->pin; i != p->tail; i++)
-      ops[i & (cap - 1)] = p->ops[i & p->mask];
-    g_free (p->ops);
-    p->ops = ops;
-    p->mask = cap - 1;
-  }
-  Op *op = &p->ops[p->tail++ & p->mask];
-  memset (op, 0, sizeof *op);
-  e->held++;
-  return op;
+  guint32 cap = p->mask == 0 ? 16 : 2 * (p->mask + 1);
+  Op *ops = g_new (Op, cap);
+  for (guint32 i = p->pin; i != p->tail; i++)
+    ops[i & (cap - 1)] = p->ops[i & p->mask];
+  g_free (p->ops);
+  p->ops = ops;
+  p->mask = cap - 1;
 }
 
 gboolean
@@ -53,20 +46,6 @@ pti_proc_fetch (PtiEngine *e, guint rank)
   return TRUE;
 }
 
-void
-pti_proc_consume (PtiEngine *e, Proc *p)
-{
-  const Op *op = pti_proc_op_at (p, p->head);
-  guint32 n = 1;
-  if (op->kind == PTI_OP_WAIT || op->kind == PTI_OP_WAITALL || op->kind == PTI_OP_WAITANY)
-    n += (op->peer + REQS_PER_OP - 1) / REQS_PER_OP;
-  p->head += n;
-  if (!p->rep.active || !p->rep.replayed) {
-    e->held -= p->head - p->pin;
-    p->pin = p->head;
-  }
-}
-
 guint32
 pti_wait_handle (const Proc *p, guint i)
 {
@@ -75,35 +54,15 @@ pti_wait_handle (const Proc *p, guint i)
 
 /* ---- request slots ------------------------------------------------------- */
 
-guint32
-pti_req_alloc (Proc *p)
+void
+pti_req_table_grow (Proc *p)
 {
-  guint32 slot = p->free_req;
-  if (slot != NO_SLOT) {
-    p->free_req = p->reqs[slot].next;
-  } else {
-    if (p->n_reqs == p->cap_reqs) {
-      /* By half again, not double: a rank's peak is usually one collective's
-       * 2 log2(P) requests plus one, which doubling would nearly double. */
-      p->cap_reqs += MAX (8, p->cap_reqs / 2);
-      p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
-      if (p->rtrace != NULL)
-        p->rtrace = g_renew (ReqTrace, p->rtrace, p->cap_reqs);
-    }
-    slot = p->n_reqs++;
-    p->reqs[slot].gen = 0;
-  }
-  Req *q = &p->reqs[slot];
-  guint16 gen = q->gen;
-  memset (q, 0, sizeof *q);
+  /* By half again, not double: a rank's peak is usually one collective's
+   * 2 log2(P) requests plus one, which doubling would nearly double. */
+  p->cap_reqs += MAX (8, p->cap_reqs / 2);
+  p->reqs = g_renew (Req, p->reqs, p->cap_reqs);
   if (p->rtrace != NULL)
-    memset (&p->rtrace[slot], 0, sizeof p->rtrace[slot]);
-  q->gen = gen;
-  q->next = NO_SLOT;
-  q->state = REQ_APPENDED;
-  q->serial = p->req_serial++;
-  p->live_reqs++;
-  return slot;
+    p->rtrace = g_renew (ReqTrace, p->rtrace, p->cap_reqs);
 }
 
 void
@@ -118,45 +77,17 @@ pti_reqs_trace_init (PtiEngine *e)
   }
 }
 
-void
-pti_req_release (Proc *p, guint32 slot)
-{
-  Req *q = &p->reqs[slot];
-  p->live_reqs--;
-  if (q->pinned) {
-    q->state = REQ_FREE;   /* until the block's next repetition re-arms it */
-    return;
-  }
-  q->state = REQ_FREE;
-  q->gen = (guint16) ((q->gen + 1) & ((1u << (32 - REQ_SLOT_BITS)) - 1));
-  q->next = p->free_req;
-  p->free_req = slot;
-}
-
 /* ---- messages ---------------------------------------------------------- */
 
-Msg *
-pti_msg_new (PtiEngine *e)
-{
-  if (e->free_msgs == NULL) {
-    Msg *chunk = g_new (Msg, MSG_CHUNK);
-    g_ptr_array_add (e->msg_chunks, chunk);
-    for (guint i = 0; i < MSG_CHUNK; i++) {
-      chunk[i].next = e->free_msgs;
-      e->free_msgs = &chunk[i];
-    }
-  }
-  Msg *m = e->free_msgs;
-  e->free_msgs = m->next;
-  memset (m, 0, sizeof *m);
-  return m;
-}
-
 void
-pti_msg_free (PtiEngine *e, Msg *m)
+pti_msg_pool_grow (PtiEngine *e)
 {
-  m->next = e->free_msgs;
-  e->free_msgs = m;
+  Msg *chunk = g_new (Msg, MSG_CHUNK);
+  g_ptr_array_add (e->msg_chunks, chunk);
+  for (guint i = 0; i < MSG_CHUNK; i++) {
+    chunk[i].next = e->free_msgs;
+    e->free_msgs = &chunk[i];
+  }
 }
 
 /* ---- appending --------------------------------------------------------- */
@@ -393,4 +324,10 @@ guint64
 pti_engine_rank_appended (const PtiEngine *e, guint rank)
 {
   return e->procs[rank].n_appended;
+}
+
+const guint64 *
+pti_engine_rank_appended_counter (const PtiEngine *e, guint rank)
+{
+  return &e->procs[rank].n_appended;
 }

@@ -8,6 +8,7 @@
 #include "trace-sink.h"
 #include "xml.h"
 #include "ranges-private.h"
+#include "expr-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -615,7 +616,7 @@ form_price_reusable (const RudForm *form, gconstpointer instance, const PtiSymbo
 {
   if (form->slots == NULL)
     return FALSE;
-  const double *values = pti_symbols_values (symbols);
+  const double *values = pti_symbols_values_inline (symbols);
   guint k = *place = form_place (form, instance, values);
   if (form->prices[k].instance != instance)
     return FALSE;
@@ -633,7 +634,7 @@ form_price_remember (RudForm *form, gconstpointer instance, const PtiSymbols *sy
 {
   if (form->slots == NULL)
     return;
-  const double *values = pti_symbols_values (symbols);
+  const double *values = pti_symbols_values_inline (symbols);
   double *seen = form->values + place * form->n_slots;
   for (guint i = 0; i < form->n_slots; i++)
     seen[i] = values[form->slots[i]];
@@ -647,7 +648,7 @@ rank_price_reusable (const RankPrice *rp, const RudForm *form, gconstpointer ins
 {
   if (rp->form != form || rp->instance != instance)
     return FALSE;
-  const double *values = pti_symbols_values (symbols);
+  const double *values = pti_symbols_values_inline (symbols);
   for (guint i = 0; i < form->n_slots; i++)
     if (values[form->slots[i]] != rp->values[i])   /* NaN never matches */
       return FALSE;
@@ -659,7 +660,7 @@ static inline void
 rank_price_remember (RankPrice *rp, const RudForm *form, gconstpointer instance,
                      const PtiSymbols *symbols, double price)
 {
-  const double *values = pti_symbols_values (symbols);
+  const double *values = pti_symbols_values_inline (symbols);
   rp->form = form;
   rp->instance = instance;
   rp->price = price;
@@ -743,7 +744,7 @@ pti_session_use_on (PtiSession *s, guint rank, PtiRud *rud, guint choice, guint 
                    "rank %u: RUD '%s' was made by another context", rank, rud->name);
     return FALSE;
   }
-  pti_symbols_set (s->symbols, s->slot_rank, rank);
+  pti_symbols_set_inline (s->symbols, s->slot_rank, rank);
   double seconds;
   guint place = 0;
   RankPrice *rp = NULL;

@@ -108,8 +108,24 @@ struct _PtiSymbols {
   GArray     *values;           /* slot -> double */
 };
 
-/* pti_expr_eval's shapes, evaluated here without a call; the rest call. */
-static inline double
+/* pti_symbols_values and pti_symbols_set without a call (into another
+ * library) or a check, for pti's hot paths, whose slots come from compiled
+ * expressions and interned names: valid. */
+static inline const double *
+pti_symbols_values_inline (const PtiSymbols *symbols)
+{
+  return (const double *) symbols->values->data;
+}
+
+static inline void
+pti_symbols_set_inline (PtiSymbols *symbols, guint slot, double value)
+{
+  ((double *) symbols->values->data)[slot] = value;
+}
+
+/* pti_expr_eval's shapes, evaluated here without a call; the rest call.
+ * Always inlined: out of line, the call costs as much as the shapes. */
+static inline __attribute__ ((always_inline)) double
 pti_expr_eval_inline (const PtiExpr *expr, const PtiSymbols *symbols)
 {
   const double *v = (const double *) symbols->values->data;

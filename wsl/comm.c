@@ -334,24 +334,6 @@ pti_comm_create (PtiContext *ctx, const PtiComm *parent, const char *name, guint
 /* ---- point-to-point: the one message path --------------------------------------- */
 
 gboolean
-pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer, guint64 bytes,
-                 gint tag, guint context, PtiRequest *request, GError **error)
-{
-  PtiEngine *engine = pti_session_engine (pti_wsl_session (ctx));
-  gboolean ok;
-  if (kind == PTI_OP_PROBE) {
-    ok = pti_engine_add_probe (engine, rank, peer, tag, context, error);
-  } else if (kind == PTI_OP_ISEND || kind == PTI_OP_IRECV) {
-    guint32 r = 0;
-    ok = pti_engine_add_request (engine, kind, rank, peer, bytes, tag, context, &r, error);
-    *request = r;
-  } else {
-    ok = pti_engine_add_message (engine, kind, rank, peer, bytes, tag, context, error);
-  }
-  return ok && pti_wsl_appended (ctx, error);
-}
-
-gboolean
 pti_wsl_ssend (PtiContext *ctx, guint rank, guint peer, guint64 bytes, gint tag, guint context,
                PtiRequest *request, GError **error)
 {

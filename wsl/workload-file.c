@@ -64,6 +64,11 @@ struct Stmt {
   gboolean null_to, null_from;  /* to="null", from="null": PTI_PROC_NULL */
   gboolean nonblocking;         /* collectives: <iallreduce> and the like */
   gboolean has_req;             /* ... with request="name": its variable */
+  gboolean world_p2p;           /* send, recv, isend, irecv on the world, with a peer
+                                 * and a tag given (no any, no null): run_p2p_plain */
+  gboolean bytes_whole;         /* world_p2p: its length is a constant, whole and in
+                                 * range: bytes_value */
+  guint64 bytes_value;
   guint req_slot;
   Arg arg[6];                   /* by kind: see compile_stmt */
   PtiRud *rud;                  /* ST_USE (a reference) */
@@ -576,6 +581,14 @@ compile_block (Loader *ld, xmlNode *first, Block *out, GError **error)
       st->simple = st->kind != ST_FOR && st->kind != ST_IF && st->kind != ST_REPEAT
                    && st->kind != ST_PHASE
                    && st->kind != ST_EVALUATE;
+      st->world_p2p = (st->kind == ST_SEND || st->kind == ST_RECV || st->kind == ST_ISEND
+                       || st->kind == ST_IRECV)
+                      && st->comm == NULL && !st->any_source && !st->any_tag && !st->null_to
+                      && !st->null_from && st->arg[0].expr != NULL && st->arg[1].expr != NULL;
+      st->bytes_whole = st->world_p2p && st->arg[1].constant && st->arg[1].value >= 0
+                        && st->arg[1].value <= MAX_EXACT
+                        && (double) (guint64) st->arg[1].value == st->arg[1].value;
+      st->bytes_value = st->bytes_whole ? (guint64) st->arg[1].value : 0;
     }
   return TRUE;
 }
@@ -808,6 +821,60 @@ run_collective (Loader *ld, const Stmt *st, gboolean *args, GError **error)
     }
 }
 
+/* @a's value, NaN if it has none (not finite values are caught by the
+ * range checks of the caller, which then takes the long way). */
+static inline __attribute__ ((always_inline)) double
+arg_value (const Loader *ld, const Arg *a)
+{
+  return a->constant ? a->value : pti_expr_eval_inline (a->expr, ld->symbols);
+}
+
+/* A world_p2p statement whose arguments are in range and whose rank may
+ * append: straight onto the one message path (pti_wsl_message), with the
+ * checks eval_rank, eval_bytes, eval_tag and pti_mpi_*_comm would make, as
+ * compares.  *@done is FALSE if any check fails: the caller then runs the
+ * statement the long way, which evaluates the arguments again and names
+ * the mistake.  Sends and receives are most of a workload's statements. */
+static inline __attribute__ ((always_inline)) gboolean
+run_p2p_plain (Loader *ld, const Stmt *st, gboolean *done, GError **error)
+{
+  static const PtiOpKind ops[] = {
+    [ST_SEND] = PTI_OP_SEND, [ST_RECV] = PTI_OP_RECV, [ST_ISEND] = PTI_OP_ISEND,
+    [ST_IRECV] = PTI_OP_IRECV,
+  };
+  PtiContext *ctx = ld->ctx;
+  *done = FALSE;
+  /* Whole numbers in range: converting to an integer and back gives them
+   * again (NaN fails every compare). */
+  double peer = arg_value (ld, &st->arg[0]);
+  if (G_UNLIKELY (!(peer >= 0 && peer < ctx->n_procs && (double) (guint) peer == peer)))
+    return FALSE;
+  guint64 bytes = st->bytes_value;
+  if (!st->bytes_whole)
+    {
+      double b = arg_value (ld, &st->arg[1]);
+      if (G_UNLIKELY (!(b >= 0 && b <= MAX_EXACT && (double) (guint64) b == b)))
+        return FALSE;
+      bytes = (guint64) b;
+    }
+  double tag = st->arg[2].expr != NULL ? arg_value (ld, &st->arg[2]) : 0;
+  if (G_UNLIKELY (!(tag >= 0 && tag <= G_MAXINT && (double) (gint) tag == tag)
+                  || !pti_wsl_check_rank (ctx, st->element, ld->rank, NULL)))
+    return FALSE;
+  *done = TRUE;
+  PtiRequest req = 0;
+  if (!pti_wsl_message (ctx, ops[st->kind], ld->rank, (guint) peer, bytes, (gint) tag,
+                        PTI_COMM_WORLD, &req, error))
+    return FALSE;
+  if (st->kind == ST_ISEND || st->kind == ST_IRECV)
+    {
+      g_array_append_val (ld->outstanding, req);
+      if (st->has_slot)
+        pti_symbols_set (ld->symbols, st->slot, req);
+    }
+  return TRUE;
+}
+
 static gboolean
 run_stmt (Loader *ld, const Stmt *st, GError **error)
 {
@@ -822,7 +889,7 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     case ST_LET:
       if (!eval_arg (ld, st, &st->arg[0], &v, error))
         return FALSE;
-      pti_symbols_set (ld->symbols, st->slot, v);
+      pti_symbols_set_inline (ld->symbols, st->slot, v);
       return TRUE;
 
     case ST_USE:
@@ -1015,6 +1082,33 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
   return ok;
 }
 
+/* A statement run_stmt runs, with the most common ones short: a world
+ * send or receive (run_p2p_plain) and a <let>, without run_stmt's frame. */
+static inline __attribute__ ((always_inline)) gboolean
+run_simple (Loader *ld, const Stmt *st, GError **error)
+{
+  if (st->kind == ST_LET)
+    {
+      double v = 0;
+      if (!eval_arg (ld, st, &st->arg[0], &v, error))
+        return FALSE;
+      pti_symbols_set_inline (ld->symbols, st->slot, v);
+      return TRUE;
+    }
+  if (st->world_p2p)
+    {
+      gboolean done = FALSE;
+      gboolean ok = run_p2p_plain (ld, st, &done, error);
+      if (G_LIKELY (done))
+        {
+          if (G_UNLIKELY (!ok))
+            prefix_location (error, ld, st->line, st->element);
+          return ok;
+        }
+    }
+  return run_stmt (ld, st, error);
+}
+
 /* A rank's program is run by a small machine with an explicit stack of
  * blocks, rather than by recursion, so that it can stop after a batch of
  * device uses and resume when the evaluation asks for that rank's next
@@ -1098,7 +1192,8 @@ static gboolean
 run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
 {
   PtiEngine *engine = pti_session_engine (pti_wsl_session (ld->ctx));
-  guint64 budget = pti_engine_rank_appended (engine, ld->rank) + PULL_BATCH;
+  const guint64 *appended = pti_engine_rank_appended_counter (engine, ld->rank);
+  guint64 budget = *appended + PULL_BATCH;
   while (rr->n_frames > 0)
     {
       Frame *f = &rr->frames[rr->n_frames - 1];
@@ -1107,7 +1202,7 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
           const Stmt *owner = f->owner;
           if (owner != NULL && owner->kind == ST_FOR && ++f->trip < f->trips)
             {
-              pti_symbols_set (ld->symbols, owner->slot, f->from + (double) f->trip * f->step);
+              pti_symbols_set_inline (ld->symbols, owner->slot, f->from + (double) f->trip * f->step);
               f->next = 0;
               continue;
             }
@@ -1149,7 +1244,7 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
               return FALSE;
             if (loop.trips > 0)
               {
-                pti_symbols_set (ld->symbols, st->slot, loop.from);
+                pti_symbols_set_inline (ld->symbols, st->slot, loop.from);
                 push (rr, &st->body, st);
                 rr->frames[rr->n_frames - 1] = loop;
               }
@@ -1164,9 +1259,9 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
              * receive) runs at once, without a frame. */
             if (b->n == 1 && b->items[0].simple)
               {
-                if (!run_stmt (ld, &b->items[0], error))
+                if (!run_simple (ld, &b->items[0], error))
                   return FALSE;
-                if (pti_engine_rank_appended (engine, ld->rank) >= budget)
+                if (*appended >= budget)
                   return TRUE;
               }
             else if (b->n > 0)
@@ -1199,10 +1294,10 @@ run_rank (Loader *ld, RankRun *rr, gboolean *done, GError **error)
           /* The evaluation pulls what it needs: memory is bounded already. */
           break;
         default:
-          if (!run_stmt (ld, st, error))
+          if (!run_simple (ld, st, error))
             return FALSE;
           /* Only device uses append: a batch is complete after one. */
-          if (pti_engine_rank_appended (engine, ld->rank) >= budget)
+          if (*appended >= budget)
             return TRUE;
           break;
         }

@@ -80,25 +80,50 @@ pti_wsl_check_rank (PtiContext *ctx, const char *what, guint rank, GError **erro
   return pti_wsl_check_rank_slow (ctx, what, rank, error);
 }
 
+/* ranks.c: the running rank program yields if its batch is complete. */
+void pti_wsl_rank_yield (PtiContext *ctx);
 /* To call after each event appended: in push form the automatic partial
  * evaluation (FALSE if it failed); in a rank program, the coroutine's
- * yield once it has appended a batch. */
-gboolean pti_wsl_appended (PtiContext *ctx, GError **error);
+ * yield once it has appended a batch.  Inline: while a source appends
+ * (pull_rank set, the session's pulling) it is a compare. */
+static inline gboolean
+pti_wsl_appended (PtiContext *ctx, GError **error)
+{
+  if (G_LIKELY (ctx->pull_rank != G_MAXUINT)) {
+    if (G_UNLIKELY (ctx->programs != NULL) && !ctx->in_collective)
+      pti_wsl_rank_yield (ctx);
+    return TRUE;
+  }
+  return pti_session_appended (ctx->session, error);
+}
 /* io.c: the file called @name, which must have been opened (for the
  * workload file's <io_*> statements, which name files).  @what names the
  * statement in the error. */
 gboolean pti_wsl_io_lookup (PtiContext *ctx, guint rank, const char *what, const char *name,
                             PtiFile *file, GError **error);
-/* ranks.c: the running rank program yields if its batch is complete. */
-void pti_wsl_rank_yield (PtiContext *ctx);
 
-/* The one path of every message into the engine (comm.c): @kind a send,
- * recv, isend or irecv of world rank @rank to or from world rank @peer (or
+/* The one path of every message into the engine: @kind a send, recv,
+ * isend, irecv or probe of world rank @rank to or from world rank @peer (or
  * PTI_ENGINE_ANY_SOURCE) in matching context @context; @request receives a
- * non-blocking one's handle.  Checked by the caller. */
-gboolean pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer,
-                          guint64 bytes, gint tag, guint context, PtiRequest *request,
-                          GError **error);
+ * non-blocking one's handle.  Checked by the caller.  Inline: most events
+ * of most workloads come this way. */
+static inline gboolean
+pti_wsl_message (PtiContext *ctx, PtiOpKind kind, guint rank, guint peer, guint64 bytes,
+                 gint tag, guint context, PtiRequest *request, GError **error)
+{
+  PtiEngine *engine = pti_session_engine (ctx->session);
+  gboolean ok;
+  if (kind == PTI_OP_PROBE) {
+    ok = pti_engine_add_probe (engine, rank, peer, tag, context, error);
+  } else if (kind == PTI_OP_ISEND || kind == PTI_OP_IRECV) {
+    guint32 r = 0;
+    ok = pti_engine_add_request (engine, kind, rank, peer, bytes, tag, context, &r, error);
+    *request = r;
+  } else {
+    ok = pti_engine_add_message (engine, kind, rank, peer, bytes, tag, context, error);
+  }
+  return ok && pti_wsl_appended (ctx, error);
+}
 
 /* A synchronous send (ssend with @request NULL, else issend) on the same
  * path: by rendezvous whatever its size.  Checked by the caller. */

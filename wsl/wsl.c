@@ -249,17 +249,6 @@ pti_wsl_check_rank_slow (PtiContext *ctx, const char *what, guint rank, GError *
   return TRUE;
 }
 
-/* After a successful append in push form: the automatic partial evaluation. */
-gboolean
-pti_wsl_appended (PtiContext *ctx, GError **error)
-{
-  if (G_UNLIKELY (ctx->programs != NULL) && ctx->pull_rank != G_MAXUINT) {
-    if (!ctx->in_collective)
-      pti_wsl_rank_yield (ctx);
-    return TRUE;
-  }
-  return pti_session_appended (ctx->session, error);
-}
 
 /* Appends "; @hint" to @error's message. */
 static void
