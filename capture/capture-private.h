@@ -156,7 +156,7 @@ typedef struct {
   uint8_t *result;        /* where its result starts */
   int code;
   uint64_t burst, cpu, dur;   /* a call record's timing fields */
-  const PtiCapPollKey *poll;  /* a poll's arguments (pti_cap_commit_poll), else NULL */
+  const PtiCapPollKey *poll;  /* a poll that found nothing: its arguments (wrap.c), else NULL */
 } PtiRec;
 
 /* ---- encoding ---- */
@@ -347,6 +347,7 @@ pti_cap_reserve (size_t bound)
   if (PTI_CAP_UNLIKELY (pti_cap.len + bound + PTI_CAP_END_ROOM > pti_cap.cap))
     pti_cap_reserve_slow (bound);
 }
+
 void pti_cap_error_record (int rc);
 
 /* Starts the call record: ERROR first if the call failed, head and timing.
