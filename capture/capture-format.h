@@ -10,7 +10,7 @@
 #define PTI_CAPTURE_MAGIC         "\x89PTICAP\n"
 #define PTI_CAPTURE_MAGIC_LEN     8
 #define PTI_CAPTURE_MAJOR         1
-#define PTI_CAPTURE_MINOR         3
+#define PTI_CAPTURE_MINOR         4
 #define PTI_CAPTURE_BLOCK_FILL    (32 * 1024)          /* the writer's block size */
 #define PTI_CAPTURE_BLOCK_MAX     (16 * 1024 * 1024)   /* the largest a reader accepts */
 #define PTI_CAPTURE_STRING_MAX    65536
@@ -247,6 +247,41 @@ pti_capture_crc32c_update (uint32_t crc, const uint8_t *p, size_t n, const uint3
   while (n--)
     crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
   return ~crc;
+}
+
+#if defined(__x86_64__)
+/* The same with SSE4.2's crc32 instruction, 8 bytes at a time (about 20
+ * times the bytewise rate): the writer's blocks, and the reader's, which
+ * pticapture checks after every capture.  Call it only where
+ * __builtin_cpu_supports ("sse4.2") says so. */
+__attribute__ ((target ("sse4.2"), unused)) static uint32_t
+pti_capture_crc32c_update_sse42 (uint32_t crc, const uint8_t *p, size_t n)
+{
+  uint64_t c = (uint32_t) ~crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t w;
+    __builtin_memcpy (&w, p, 8);
+    c = __builtin_ia32_crc32di (c, w);
+  }
+  uint32_t c32 = (uint32_t) c;
+  for (; n > 0; n--)
+    c32 = __builtin_ia32_crc32qi (c32, *p++);
+  return ~c32;
+}
+#endif
+
+/* CRC-32C update with SSE4.2 when @hw (the caller asked the CPU once),
+ * else bytewise with @table. */
+static inline uint32_t
+pti_capture_crc32c (uint32_t crc, const uint8_t *p, size_t n, const uint32_t table[256], int hw)
+{
+#if defined(__x86_64__)
+  if (hw)
+    return pti_capture_crc32c_update_sse42 (crc, p, n);
+#else
+  (void) hw;
+#endif
+  return pti_capture_crc32c_update (crc, p, n, table);
 }
 
 static inline void

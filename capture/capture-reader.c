@@ -91,6 +91,7 @@ struct _PtiCaptureRank {
   guint8 *buf;
   gsize cap, len, off;          /* buf[off, len): loaded, not yet decoded */
   guint32 crc_table[256];
+  gboolean crc_hw;              /* SSE4.2's crc32 instruction */
 
   PtiCaptureHeader header;
   gboolean header_read;
@@ -476,7 +477,7 @@ block_load (PtiCaptureRank *r, GError **error)
   gsize got;
   if (!rank_read (r, r->buf + r->len, want, &got, error))
     return FALSE;
-  r->crc = pti_capture_crc32c_update (r->crc, r->buf + r->len, got, r->crc_table);
+  r->crc = pti_capture_crc32c (r->crc, r->buf + r->len, got, r->crc_table, r->crc_hw);
   r->len += got;
   r->blk_loaded += got;
   if (got < want) {   /* the file ends inside this block */
@@ -1589,6 +1590,58 @@ pti_capture_rank_next (PtiCaptureRank *r, PtiCaptureEvent *ev, gboolean *done, G
   return FALSE;
 }
 
+/* Whether the file is whole and ended by MPI_Finalize, without decoding
+ * its records: every block's length and CRC-32C right up to the end of
+ * the file, and the last block holding nothing but END (how 0), as the
+ * capture library writes it (FORMAT.md 3).  Reads the file with a cursor
+ * of its own, so the records can still be read after it. */
+gboolean
+pti_capture_rank_sealed (PtiCaptureRank *r, guint64 *n_calls)
+{
+  if (!rank_fd (r, NULL))
+    return FALSE;
+  guint64 at = PTI_CAPTURE_MAGIC_LEN + 2;
+  gsize cap = 64 * 1024;
+  g_autofree guint8 *buf = g_malloc (cap);
+  guint64 last_len = 0;
+  for (;;) {
+    guint8 hdr[8];
+    ssize_t k = pread (r->fd, hdr, 8, (off_t) at);
+    if (k == 0)
+      break;
+    if (k != 8)
+      return FALSE;
+    guint32 len = hdr[0] | hdr[1] << 8 | hdr[2] << 16 | (guint32) hdr[3] << 24;
+    guint32 crc = hdr[4] | hdr[5] << 8 | hdr[6] << 16 | (guint32) hdr[7] << 24;
+    if (len == 0 || len > PTI_CAPTURE_BLOCK_MAX)
+      return FALSE;
+    if (len > cap) {
+      cap = len;
+      g_free (buf);
+      buf = g_malloc (cap);
+    }
+    for (gsize done = 0; done < len;) {
+      k = pread (r->fd, buf + done, len - done, (off_t) (at + 8 + done));
+      if (k <= 0 && !(k < 0 && errno == EINTR))
+        return FALSE;
+      done += k > 0 ? (gsize) k : 0;
+    }
+    if (pti_capture_crc32c (0, buf, len, r->crc_table, r->crc_hw) != crc)
+      return FALSE;
+    at += 8 + (guint64) len;
+    last_len = len;
+  }
+  /* buf holds the last block: END finalize, alone */
+  Cur c = { .p = buf, .start = buf, .end = buf + last_len, .block_left = last_len };
+  guint64 head, how, n, burst, in;
+  if (last_len == 0 || !get_u (&c, &head) || head != PTI_REC_END << 1 || !get_u (&c, &how)
+      || how != PTI_END_FINALIZE || !get_u (&c, &n) || !get_u (&c, &burst) || !get_u (&c, &in)
+      || in != 0 || c.p != c.end)
+    return FALSE;
+  *n_calls = n;
+  return TRUE;
+}
+
 const PtiCaptureEnd *
 pti_capture_rank_end (PtiCaptureRank *r)
 {
@@ -1615,6 +1668,10 @@ rank_new (PtiCaptureTrace *trace, const char *path, const char *label)
   r->cap = CHUNK;
   r->buf = g_malloc (r->cap);
   pti_capture_crc32c_table (r->crc_table);
+#if defined(__x86_64__)
+  __builtin_cpu_init ();
+  r->crc_hw = __builtin_cpu_supports ("sse4.2");
+#endif
   r->names = g_ptr_array_new_with_free_func (g_free);
   for (int i = 0; i < 3; i++)
     r->def[i] = g_ptr_array_new_with_free_func (g_free);

@@ -164,6 +164,13 @@ const PtiCaptureHeader *pti_capture_rank_header (PtiCaptureRank *r);
 gboolean pti_capture_rank_next (PtiCaptureRank *r, PtiCaptureEvent *ev, gboolean *done,
                                 GError **error);
 const PtiCaptureEnd *pti_capture_rank_end (PtiCaptureRank *r);
+/* TRUE when the file is whole (every block's length and checksum right)
+ * and its last block is the END of MPI_Finalize alone, as the capture
+ * library writes it since format 1.4; *@n_calls: the calls END counts.
+ * Reads every byte but decodes no call record, so it says nothing of them;
+ * FALSE tells nothing either: read the file through (rank_next) to know
+ * why.  pticapture checks a fresh capture so. */
+gboolean pti_capture_rank_sealed (PtiCaptureRank *r, guint64 *n_calls);
 /* A live or freed communicator by local id, NULL if none. */
 const PtiCaptureComm *pti_capture_rank_comm (PtiCaptureRank *r, guint32 id);
 void pti_capture_rank_free (PtiCaptureRank *r);

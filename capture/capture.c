@@ -108,36 +108,13 @@ pti_cap_write_all (struct iovec *iov, int n)
   return true;
 }
 
-#if defined(__x86_64__)
-/* CRC-32C with SSE4.2's crc32 instruction, 8 bytes at a time. */
-__attribute__ ((target ("sse4.2"))) static uint32_t
-pti_cap_crc32c_sse42 (const uint8_t *p, size_t n)
-{
-  uint64_t crc = 0xFFFFFFFFu;
-  for (; n >= 8; n -= 8, p += 8) {
-    uint64_t w;
-    memcpy (&w, p, 8);
-    crc = __builtin_ia32_crc32di (crc, w);
-  }
-  uint32_t c = (uint32_t) crc;
-  for (; n > 0; n--)
-    c = __builtin_ia32_crc32qi (c, *p++);
-  return ~c;
-}
-#endif
-
 static bool pti_cap_has_sse42;
 
 /* One block; async-signal-safe (a pure CRC and writev). */
 static bool
 pti_cap_write_block (const uint8_t *p, size_t n)
 {
-#if defined(__x86_64__)
-  uint32_t crc = pti_cap_has_sse42 ? pti_cap_crc32c_sse42 (p, n)
-                                   : pti_capture_crc32c_update (0, p, n, pti_cap.crc_table);
-#else
-  uint32_t crc = pti_capture_crc32c_update (0, p, n, pti_cap.crc_table);
-#endif
+  uint32_t crc = pti_capture_crc32c (0, p, n, pti_cap.crc_table, pti_cap_has_sse42);
   uint8_t hdr[8];
   for (int i = 0; i < 4; i++) {
     hdr[i] = (uint8_t) (n >> (8 * i));
@@ -198,13 +175,10 @@ pti_cap_grow (size_t need)
 }
 
 void
-pti_cap_reserve (size_t bound)
+pti_cap_reserve_slow (size_t bound)
 {
-  size_t need = pti_cap.len + bound + PTI_CAP_END_ROOM;
-  if (need <= pti_cap.cap)
-    return;
   pti_cap_flush ();
-  need = pti_cap.len + bound + PTI_CAP_END_ROOM;
+  size_t need = pti_cap.len + bound + PTI_CAP_END_ROOM;
   if (need > pti_cap.cap)
     pti_cap_grow (need);
 }
@@ -243,6 +217,7 @@ static void
 pti_cap_hist_clear (void)
 {
   pti_cap.hist[0].code = pti_cap.hist[1].code = 0;
+  pti_cap.poll[0].code = pti_cap.poll[1].code = 0;
   pti_cap.hist_adjacent = false;
   pti_cap.run_period = 0;
 }
@@ -331,8 +306,13 @@ pti_cap_run_step (PtiRec *r, bool repeatable)
   }
   if (repeatable && rlen <= sizeof pti_cap.hist[1].result) {
     pti_cap.hist[0] = pti_cap.hist[1];
+    pti_cap.poll[0] = pti_cap.poll[1];
     if (!adjacent)
-      pti_cap.hist[0].code = 0;
+      pti_cap.hist[0].code = pti_cap.poll[0].code = 0;
+    if (r->poll != NULL)
+      pti_cap.poll[1] = *r->poll;
+    else
+      pti_cap.poll[1].code = 0;
     pti_cap.hist_adjacent = adjacent;
     pti_cap.hist[1].code = r->code;
     memcpy (pti_cap.hist[1].result, r->result, rlen);
@@ -341,6 +321,34 @@ pti_cap_run_step (PtiRec *r, bool repeatable)
   } else
     pti_cap_hist_clear ();
   return false;
+}
+
+/* A poll that repeated hist[@h] (pti_cap_poll_match) and found nothing
+ * again: one more in the run, untimed (burst and dur 0 in its element,
+ * FORMAT.md 6.6); the time it took stays in the next timed call's burst.
+ * Every 1,024 such calls the clock is read once, so that the flush
+ * interval holds in a program that only polls. */
+void
+pti_cap_poll_again (int h)
+{
+  int j = 0;
+  if (pti_cap.run_period == 0) {
+    pti_cap_run_start (h == 1 ? 1 : 2);
+    pti_cap.run_next = 1;
+  } else if (pti_cap.run_period == 2) {
+    j = h;
+    pti_cap.run_next ^= 1;
+  }
+  pti_cap.run[j].count++;
+  pti_cap.calls++;
+  if (PTI_CAP_UNLIKELY ((++pti_cap.poll_untimed & 1023) == 0)) {
+    uint64_t now = pti_cap_now ();
+    if (now - pti_cap.t_last_flush >= pti_cap.flush_interval) {
+      if (pti_cap.len > 0)
+        pti_cap_flush ();
+      pti_cap.t_last_flush = now;
+    }
+  }
 }
 
 /* A non-call record: begin at the end of the buffer, commit when written. */
@@ -1517,6 +1525,10 @@ pti_cap_end (int how, int64_t errorcode)
 {
   if (pti_cap.phase != PTI_CAP_ON)
     return;
+  /* END in a block of its own (what is buffered is written first), so that
+   * pticapture can check the file by its blocks without decoding it
+   * (pti_capture_rank_sealed) */
+  pti_cap_flush ();
   pti_cap_reserve (PTI_CAP_END_ROOM + 160);
   pti_cap.cur_code = 0;
   size_t n = pti_cap_end_encode (pti_cap.buf + pti_cap.len, how, 0, errorcode);

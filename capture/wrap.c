@@ -75,11 +75,12 @@ pti_rec_send (PtiCall *c, int rc, int count, MPI_Datatype dt, int peer, int tag,
   pti_cap_record (c, &r, rc, 48);
   pti_put_peer (&r, peer);
   pti_put_tag (&r, tag);
-  pti_put_bytes (&r, count, dt);
+  uint64_t bytes = pti_cap_bytes (count, dt);
+  pti_put_u (&r, bytes);
   pti_cap_put_comm (&r, cid);
   pti_cap_args_end (&r);
   if (!(flags & PTI_CF_PERSISTENT))
-    pti_cap_count_send (rc, peer, count, dt);
+    pti_cap_count_send (rc, peer, bytes);
   pti_commit_req (c, &r, rc, req, flags, peer, tag);
 }
 
@@ -196,8 +197,9 @@ pti_w_Sendrecv (const void *sbuf, int scount, MPI_Datatype stype, int dest, int 
   pti_cap_record (&c, &r, rc, 120);
   pti_put_peer (&r, dest);
   pti_put_tag (&r, stag);
-  pti_put_bytes (&r, scount, stype);
-  pti_cap_count_send (rc, dest, scount, stype);
+  uint64_t sbytes = pti_cap_bytes (scount, stype);
+  pti_put_u (&r, sbytes);
+  pti_cap_count_send (rc, dest, sbytes);
   pti_put_posted (&r, source, rtag, rcount, rtype, cid);
   if (rc == MPI_SUCCESS)
     pti_cap_put_status_direct (&r, source, rtag, st, true);
@@ -221,8 +223,9 @@ pti_w_Sendrecv_replace (void *buf, int count, MPI_Datatype dt, int dest, int sta
   pti_cap_record (&c, &r, rc, 120);
   pti_put_peer (&r, dest);
   pti_put_tag (&r, stag);
-  pti_put_bytes (&r, count, dt);
-  pti_cap_count_send (rc, dest, count, dt);
+  uint64_t sbytes = pti_cap_bytes (count, dt);
+  pti_put_u (&r, sbytes);
+  pti_cap_count_send (rc, dest, sbytes);
   pti_put_posted (&r, source, rtag, count, dt, cid);
   if (rc == MPI_SUCCESS)
     pti_cap_put_status_direct (&r, source, rtag, st, true);
@@ -232,6 +235,36 @@ pti_w_Sendrecv_replace (void *buf, int count, MPI_Datatype dt, int dest, int sta
 PTI_EXPORT_AS (Sendrecv_replace, pti_w_Sendrecv_replace);
 
 /* ---- probes: PROBE, IPROBE, MRECV, MPOST ---- */
+
+/* The start of a poll's wrapper (capture-private.h, "polls that find
+ * nothing again"): KEY fills key @k when the poll may repeat the last one;
+ * then the call CALL is made into @rc, and the wrapper returns when the
+ * call was only counted (it found nothing, NOTHING true) or is not
+ * recorded (PLAIN: the call as the program made it).  Otherwise the call
+ * @c has begun, and @pti_h_ >= 0 says it was timed from its return;
+ * SLOW_CALL is the call made when it is timed from the start (it may keep
+ * the handles first). */
+#define PTI_POLL_BEGIN(c, k, code, KEY, rc, call, slow_call, plain, nothing) \
+  int pti_h_ = -1; \
+  if (pti_cap_poll_armed (code)) { \
+    KEY; \
+    pti_h_ = pti_cap_poll_match (&(k)); \
+  } \
+  if (pti_h_ >= 0) { \
+    pti_cap_poll_enter (code); \
+    rc = call; \
+    pti_cap_poll_leave (); \
+    if (rc == MPI_SUCCESS && (nothing)) { \
+      pti_cap_poll_again (pti_h_); \
+      return rc; \
+    } \
+    if (!pti_cap_begin (&(c), code)) \
+      return rc; \
+  } else { \
+    if (!pti_cap_begin (&(c), code)) \
+      return plain; \
+    rc = slow_call; \
+  }
 
 static void
 pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int *flag,
@@ -250,11 +283,17 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
     if (flag == NULL || *flag)
       pti_cap_put_status_direct (&r, source, tag, st, true);
   }
-  pti_cap_commit_rep (c, &r, rc == MPI_SUCCESS && flag != NULL && !*flag);
+  bool nothing = rc == MPI_SUCCESS && flag != NULL && !*flag;
+  PtiCapPollKey k;
+  if (nothing) {
+    pti_cap_poll_key_probe (&k, c->code, source, tag, comm);
+    r.poll = &k;
+  }
+  pti_cap_commit_rep (c, &r, nothing);
 }
 
-/* Probe, Mprobe (@flag NULL) and Iprobe, Improbe. */
-#define PTI_WRAP_PROBE(name, params, args, flag) \
+/* Probe, Mprobe (@flag NULL) */
+#define PTI_WRAP_PROBE(name, params, args) \
   PTI_REAL_DECL (name); \
   static int pti_w_##name params \
   { \
@@ -266,21 +305,42 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
     status = st; \
     int rc = PTI_REAL (name) args; \
     status = status_in; \
+    pti_rec_probe (&c, rc, source, tag, comm, NULL, st); \
+    return rc; \
+  } \
+  PTI_EXPORT_AS (name, pti_w_##name);
+
+/* Iprobe, Improbe: polls */
+#define PTI_WRAP_IPROBE(name, params, args) \
+  PTI_REAL_DECL (name); \
+  static int pti_w_##name params \
+  { \
+    PtiCall c; \
+    PtiCapPollKey k; \
+    int rc; \
+    MPI_Status local, *st = pti_status_or_local (status, &local); \
+    MPI_Status *status_in = status; \
+    status = st; \
+    PTI_POLL_BEGIN (c, k, PTI_C_##name, \
+                    pti_cap_poll_key_probe (&k, PTI_C_##name, source, tag, comm), \
+                    rc, PTI_REAL (name) args, PTI_REAL (name) args, \
+                    (status = status_in, PTI_REAL (name) args), !*flag) \
+    (void) pti_h_; \
     pti_rec_probe (&c, rc, source, tag, comm, flag, st); \
     return rc; \
   } \
   PTI_EXPORT_AS (name, pti_w_##name);
 
 PTI_WRAP_PROBE (Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
-                (source, tag, comm, status), NULL)
-PTI_WRAP_PROBE (Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status),
-                (source, tag, comm, flag, status), flag)
+                (source, tag, comm, status))
+PTI_WRAP_IPROBE (Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status),
+                 (source, tag, comm, flag, status))
 PTI_WRAP_PROBE (Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message,
                          MPI_Status *status),
-                (source, tag, comm, message, status), NULL)
-PTI_WRAP_PROBE (Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                          MPI_Status *status),
-                (source, tag, comm, flag, message, status), flag)
+                (source, tag, comm, message, status))
+PTI_WRAP_IPROBE (Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                           MPI_Status *status),
+                 (source, tag, comm, flag, message, status))
 
 PTI_REAL_DECL (Mrecv);
 static int
@@ -348,6 +408,28 @@ pti_put_completed (PtiRec *r, MPI_Request h, const MPI_Status *st)
   pti_req_done (e);
 }
 
+/* The statuses a wait/test family call fills: scratch when ignored. */
+static MPI_Status *
+pti_statuses_or_scratch (int count, MPI_Status *statuses)
+{
+  return statuses == MPI_STATUSES_IGNORE ? pti_cap_scratch_status (count > 0 ? (size_t) count : 1)
+                                         : statuses;
+}
+
+/* Commit a poll's record; one that found nothing (@nothing) keeps its
+ * requests before the call (@n of @h) as key @k, which the next poll
+ * compares with its own (capture-private.h). */
+static void
+pti_commit_poll (PtiCall *c, PtiRec *r, bool nothing, PtiCapPollKey *k, int n,
+                 const MPI_Request *h)
+{
+  if (nothing) {
+    pti_cap_poll_key_reqs (k, c->code, n, h);
+    r->poll = k;
+  }
+  pti_cap_commit_rep (c, r, nothing);
+}
+
 PTI_REAL_DECL (Wait);
 static int
 pti_w_Wait (MPI_Request *request, MPI_Status *status)
@@ -374,11 +456,15 @@ static int
 pti_w_Test (MPI_Request *request, int *flag, MPI_Status *status)
 {
   PtiCall c;
-  if (!pti_cap_begin (&c, PTI_C_Test))
-    return PTI_REAL (Test) (request, flag, status);
+  PtiCapPollKey k;
+  int rc;
   MPI_Request h = *request;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  int rc = PTI_REAL (Test) (request, flag, st);
+  PTI_POLL_BEGIN (c, k, PTI_C_Test, pti_cap_poll_key_reqs (&k, PTI_C_Test, 1, &h), rc,
+                  PTI_REAL (Test) (request, flag, st), PTI_REAL (Test) (request, flag, st),
+                  PTI_REAL (Test) (request, flag, status),
+                  !*flag)
+  (void) pti_h_;
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64);
   pti_put_u (&r, pti_cap_req_ref (h));
@@ -388,7 +474,7 @@ pti_w_Test (MPI_Request *request, int *flag, MPI_Status *status)
     if (*flag)
       pti_put_completed (&r, h, st);
   }
-  pti_cap_commit_rep (&c, &r, rc == MPI_SUCCESS && !*flag);
+  pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, 1, &h);
   return rc;
 }
 PTI_EXPORT_AS (Test, pti_w_Test);
@@ -398,10 +484,15 @@ static int
 pti_w_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
 {
   PtiCall c;
-  if (!pti_cap_begin (&c, PTI_C_Request_get_status))
-    return PTI_REAL (Request_get_status) (request, flag, status);
+  PtiCapPollKey k;
+  int rc;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  int rc = PTI_REAL (Request_get_status) (request, flag, st);
+  PTI_POLL_BEGIN (c, k, PTI_C_Request_get_status,
+                  pti_cap_poll_key_reqs (&k, PTI_C_Request_get_status, 1, &request), rc,
+                  PTI_REAL (Request_get_status) (request, flag, st),
+                  PTI_REAL (Request_get_status) (request, flag, st),
+                  PTI_REAL (Request_get_status) (request, flag, status), !*flag)
+  (void) pti_h_;
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64);
   pti_put_u (&r, pti_cap_req_ref (request));
@@ -411,7 +502,7 @@ pti_w_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
     if (*flag)   /* the request stays: not done */
       pti_cap_put_status (&r, pti_cap_req_find (request), st);
   }
-  pti_cap_commit_rep (&c, &r, rc == MPI_SUCCESS && !*flag);
+  pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, 1, &request);
   return rc;
 }
 PTI_EXPORT_AS (Request_get_status, pti_w_Request_get_status);
@@ -424,8 +515,7 @@ pti_w_Waitall (int count, MPI_Request reqs[], MPI_Status statuses[])
   if (!pti_cap_begin (&c, PTI_C_Waitall))
     return PTI_REAL (Waitall) (count, reqs, statuses);
   MPI_Request *h = pti_copy_reqs (count, reqs);
-  MPI_Status *st = statuses == MPI_STATUSES_IGNORE
-                     ? pti_cap_scratch_status (count > 0 ? (size_t) count : 1) : statuses;
+  MPI_Status *st = pti_statuses_or_scratch (count, statuses);
   int rc = PTI_REAL (Waitall) (count, reqs, st);
   PtiRec r;
   pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 48);
@@ -443,12 +533,17 @@ static int
 pti_w_Testall (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
   PtiCall c;
-  if (!pti_cap_begin (&c, PTI_C_Testall))
-    return PTI_REAL (Testall) (count, reqs, flag, statuses);
-  MPI_Request *h = pti_copy_reqs (count, reqs);
-  MPI_Status *st = statuses == MPI_STATUSES_IGNORE
-                     ? pti_cap_scratch_status (count > 0 ? (size_t) count : 1) : statuses;
-  int rc = PTI_REAL (Testall) (count, reqs, flag, st);
+  PtiCapPollKey k;
+  int rc;
+  MPI_Request *h = NULL;
+  MPI_Status *st = NULL;
+  PTI_POLL_BEGIN (c, k, PTI_C_Testall, pti_cap_poll_key_reqs (&k, PTI_C_Testall, count, reqs), rc,
+                  PTI_REAL (Testall) (count, reqs, flag, st = pti_statuses_or_scratch (count, statuses)),
+                  (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses),
+                   PTI_REAL (Testall) (count, reqs, flag, st)),
+                  PTI_REAL (Testall) (count, reqs, flag, statuses), !*flag)
+  if (pti_h_ >= 0)
+    h = pti_copy_reqs (count, k.req);
   PtiRec r;
   pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 48);
   pti_put_refs (&r, count, h);
@@ -458,7 +553,7 @@ pti_w_Testall (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
       for (int i = 0; i < count; i++)
         pti_put_completed (&r, h[i], &st[i]);
   }
-  pti_cap_commit_rep (&c, &r, rc == MPI_SUCCESS && !*flag);
+  pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, count, h);
   return rc;
 }
 PTI_EXPORT_AS (Testall, pti_w_Testall);
@@ -492,11 +587,16 @@ static int
 pti_w_Testany (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
   PtiCall c;
-  if (!pti_cap_begin (&c, PTI_C_Testany))
-    return PTI_REAL (Testany) (count, reqs, index, flag, status);
-  MPI_Request *h = pti_copy_reqs (count, reqs);
+  PtiCapPollKey k;
+  int rc;
+  MPI_Request *h = NULL;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  int rc = PTI_REAL (Testany) (count, reqs, index, flag, st);
+  PTI_POLL_BEGIN (c, k, PTI_C_Testany, pti_cap_poll_key_reqs (&k, PTI_C_Testany, count, reqs), rc,
+                  PTI_REAL (Testany) (count, reqs, index, flag, st),
+                  (h = pti_copy_reqs (count, reqs), PTI_REAL (Testany) (count, reqs, index, flag, st)),
+                  PTI_REAL (Testany) (count, reqs, index, flag, status), !*flag)
+  if (pti_h_ >= 0)
+    h = pti_copy_reqs (count, k.req);
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64 + (size_t) (count > 0 ? count : 0) * 10);
   pti_put_refs (&r, count, h);
@@ -507,7 +607,7 @@ pti_w_Testany (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     if (some)
       pti_put_completed (&r, h[*index], st);
   }
-  pti_cap_commit_rep (&c, &r, rc == MPI_SUCCESS && !*flag);
+  pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, count, h);
   return rc;
 }
 PTI_EXPORT_AS (Testany, pti_w_Testany);
@@ -518,12 +618,19 @@ PTI_EXPORT_AS (Testany, pti_w_Testany);
                            MPI_Status statuses[]) \
   { \
     PtiCall c; \
-    if (!pti_cap_begin (&c, PTI_C_##name)) \
-      return PTI_REAL (name) (count, reqs, outcount, indices, statuses); \
-    MPI_Request *h = pti_copy_reqs (count, reqs); \
-    MPI_Status *st = statuses == MPI_STATUSES_IGNORE \
-                       ? pti_cap_scratch_status (count > 0 ? (size_t) count : 1) : statuses; \
-    int rc = PTI_REAL (name) (count, reqs, outcount, indices, st); \
+    PtiCapPollKey key; \
+    int rc; \
+    MPI_Request *h = NULL; \
+    MPI_Status *st = NULL; \
+    PTI_POLL_BEGIN (c, key, PTI_C_##name, pti_cap_poll_key_reqs (&key, PTI_C_##name, count, reqs), rc, \
+                    PTI_REAL (name) (count, reqs, outcount, indices, \
+                                     st = pti_statuses_or_scratch (count, statuses)), \
+                    (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses), \
+                     PTI_REAL (name) (count, reqs, outcount, indices, st)), \
+                    PTI_REAL (name) (count, reqs, outcount, indices, statuses), \
+                    *outcount == 0) \
+    if (pti_h_ >= 0) \
+      h = pti_copy_reqs (count, key.req); \
     PtiRec r; \
     pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 58); \
     pti_put_refs (&r, count, h); \
@@ -537,8 +644,8 @@ PTI_EXPORT_AS (Testany, pti_w_Testany);
       } \
     } \
     /* Testsome finding nothing is a poll that may repeat */ \
-    pti_cap_commit_rep (&c, &r, PTI_C_##name == PTI_C_Testsome && rc == MPI_SUCCESS \
-                                  && *outcount == 0); \
+    pti_commit_poll (&c, &r, PTI_C_##name == PTI_C_Testsome && rc == MPI_SUCCESS \
+                               && *outcount == 0, &key, count, h); \
     return rc; \
   } \
   PTI_EXPORT_AS (name, pti_w_##name);

@@ -205,9 +205,22 @@ end_word (const PtiCaptureEnd *e, GError *error)
   }
 }
 
-/* Reads every rank file of @dir whole (streaming). */
+static guint64
+file_size (const char *path)
+{
+  GStatBuf st;
+  return g_stat (path, &st) == 0 ? (guint64) st.st_size : 0;
+}
+
+/* Reads every rank file of @dir whole (streaming).  @decode: every record
+ * decoded and counted per function; otherwise a file whose blocks are
+ * whole and whose last block is the END of MPI_Finalize alone (what the
+ * capture library writes) is taken as complete without decoding it
+ * (pti_capture_rank_sealed: 0.67 s for NetPIPE's 382 MB on a loaded host,
+ * against 8.5 s of CPU decoded), and any other is decoded to say what is
+ * wrong with it. */
 static void
-check_trace (const char *dir, Check *c)
+check_trace (const char *dir, Check *c, gboolean decode)
 {
   memset (c, 0, sizeof *c);
   c->counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -273,6 +286,14 @@ check_trace (const char *dir, Check *c)
     PtiCaptureEvent ev;
     gboolean done = FALSE;
     guint64 read = 0;
+    if (!decode && pti_capture_rank_sealed (r, &read)) {
+      rk->calls = read;
+      rk->end = g_strdup ("finalize");
+      rk->bytes = file_size (path);
+      c->calls += rk->calls;
+      c->bytes += rk->bytes;
+      continue;
+    }
     while (pti_capture_rank_next (r, &ev, &done, &error) && !done) {
       read = ev.index + ev.count - 1;
       guint64 *v = g_hash_table_lookup (c->counts, ev.name);
@@ -287,9 +308,7 @@ check_trace (const char *dir, Check *c)
     rk->end = end_word (e, error);
     if (error != NULL)
       check_problem (c, rk, g_strdup (error->message));
-    GStatBuf st;
-    if (g_stat (path, &st) == 0)
-      rk->bytes = (guint64) st.st_size;
+    rk->bytes = file_size (path);
     c->calls += rk->calls;
     c->bytes += rk->bytes;
   }
@@ -820,7 +839,7 @@ run_command (char **cmd, const char *dir, const char *lib, const char *cpu, doub
   gboolean command_ok = WIFEXITED (wstatus) && WEXITSTATUS (wstatus) == 0;
 
   Check c;
-  check_trace (dir, &c);
+  check_trace (dir, &c, calls_table);
   g_autoptr (GError) merr = NULL;
   if (!write_manifest (dir, &c, command, started, wall, exit_word, &merr))
     fprintf (stderr, "%s: error: cannot write the manifest: %s\n", program, merr->message);
@@ -919,7 +938,7 @@ main (int argc, char **argv)
     if (!g_file_test (check, G_FILE_TEST_IS_DIR))
       return fail (EXIT_INVALID, "%s: not a directory (a trace is the directory -o made)", check);
     Check c;
-    check_trace (check, &c);
+    check_trace (check, &c, TRUE);
     g_autofree char *mpath = g_build_filename (check, "manifest", NULL);
     /* keep what only the capture knew: command, start, wall, exit */
     g_autoptr (GKeyFile) old = g_key_file_new ();
