@@ -279,7 +279,7 @@ import math, re, sys
 def costs(p):
     s = open(p).read()
     b = re.sub(r"<!--.*?-->", "", s[s.index("<cpu_clc"):s.index("</cpu_clc>")], flags=re.S)
-    return {m.group(1): float(m.group(2)) for m in re.finditer(r"<([A-Z][A-Z0-9]{3})>([0-9.eE+-]+)</\1>", b)}
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"<([A-Z][A-Z0-9]{3})(?:\s[^>]*)?>([0-9.eE+-]+)</\1>", b)}
 host = costs(sys.argv[1] + "/epyc_vm_2cpu.xml")
 for f in ("pc_cluster", "fat_tree_1024", "torus_512"):
     t = costs("%s/%s.xml" % (sys.argv[1], f))
