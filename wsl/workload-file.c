@@ -886,12 +886,6 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
 
   switch (st->kind)
     {
-    case ST_LET:
-      if (!eval_arg (ld, st, &st->arg[0], &v, error))
-        return FALSE;
-      pti_symbols_set_inline (ld->symbols, st->slot, v);
-      return TRUE;
-
     case ST_USE:
       unbound = G_MAXUINT;
       ok = pti_wsl_use_on (ctx, rank, st->rud, st->model, &unbound, error);
@@ -1082,8 +1076,8 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
   return ok;
 }
 
-/* A statement run_stmt runs, with the most common ones short: a world
- * send or receive (run_p2p_plain) and a <let>, without run_stmt's frame. */
+/* A simple statement: a <let> here (its only place), a world send or
+ * receive by run_p2p_plain when its values allow, the others by run_stmt. */
 static inline __attribute__ ((always_inline)) gboolean
 run_simple (Loader *ld, const Stmt *st, GError **error)
 {
