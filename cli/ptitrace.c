@@ -4,7 +4,7 @@
  *
  *   ptitrace COMMAND [OPTIONS] TRACE.xml...     (ptitrace --help) */
 #include "pti-config.h"
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <locale.h>
 #include <sys/resource.h>

@@ -3,7 +3,7 @@
  * file renamed when complete), text, a value axis, legends and a palette. */
 #pragma once
 
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <cairo.h>
 

@@ -18,7 +18,7 @@
  * the sorter's budget.  Times are microseconds with three decimals (exact
  * nanoseconds). */
 #include "pti-config.h"
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* ptitrace: output files, formatting, processor layout, message pairing. */
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <fcntl.h>

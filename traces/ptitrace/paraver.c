@@ -6,7 +6,7 @@
  * sorter keyed by message id, which pairs them into communication records
  * afterwards.  The body is written from the merged, time-sorted stream.
  * Memory: the two sorters' budgets (--memory) plus O(processes). */
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <math.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * first / last per pixel column.  Message lines are drawn only up to
  * MAX_LINES in the window (zoom in to see more); lines that fall on the same
  * pixels are drawn once. */
-#include "ptitrace.h"
+#include "commands.h"
 #include "chart.h"
 
 #include <cairo.h>

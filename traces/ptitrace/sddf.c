@@ -12,7 +12,7 @@
  * second sorter keyed by message id.  Memory: the sorters' budgets
  * (--memory) plus O(processes + record types). */
 #include "pti-config.h"
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

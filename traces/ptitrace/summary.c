@@ -11,7 +11,7 @@
  * sorted edges (reads from the temporary file when they did not fit in
  * memory).  Time strictly decreases at each hop, so the walk ends.  Memory:
  * the sorters' budgets plus O(processes). */
-#include "ptitrace.h"
+#include "commands.h"
 
 #include <string.h>
 
