@@ -15,6 +15,11 @@ fails (an unmarked snippet could rot unnoticed):
   <!-- run -->            a terminal session: lines starting with "$ " are
                           commands (a trailing backslash continues one),
                           the lines up to the next command are its output
+  <!-- run: numbers -->   the same, for output that measures something
+                          real (a captured run's times): every number
+                          shown stands for any number, and runs of spaces
+                          for any spaces, so the reader sees one real
+                          run's figures and the words are still checked
 
 All sessions of the README run, in order, in ONE shell (sh), in a fresh
 temporary directory, so variables and files carry over as they would for
@@ -98,14 +103,32 @@ def parse_session(lines, where):
     return steps
 
 
-def line_matches(pattern, line):
-    if '...' not in pattern:
+NUMBER = re.compile(r'[-+]?(?:\d[\d,]*)?\.?\d+(?:[eE][-+]?\d+)?')
+ANY_NUMBER = r'[-+]?(?:\d[\d,]*)?\.?\d+(?:[eE][-+]?\d+)?'
+
+
+def literal(text, numbers):
+    """A regex for @text as it stands, or, with @numbers, with each number
+    standing for any number and each run of spaces for any spaces."""
+    if not numbers:
+        return re.escape(text)
+    out, last = [], 0
+    for m in NUMBER.finditer(text):
+        out.append(re.escape(text[last:m.start()]))
+        out.append(ANY_NUMBER)
+        last = m.end()
+    out.append(re.escape(text[last:]))
+    return re.sub(r'(?:\\ )+', r' +', ''.join(out))
+
+
+def line_matches(pattern, line, numbers=False):
+    if '...' not in pattern and not numbers:
         return pattern.rstrip() == line.rstrip()
-    regex = '.*'.join(re.escape(part) for part in pattern.rstrip().split('...'))
+    regex = '.*'.join(literal(part, numbers) for part in pattern.rstrip().split('...'))
     return re.fullmatch(regex, line.rstrip()) is not None
 
 
-def output_matches(expected, actual):
+def output_matches(expected, actual, numbers=False):
     """Lines, with "..." lines matching any number of lines."""
     memo = {}
 
@@ -117,7 +140,8 @@ def output_matches(expected, actual):
         elif expected[e].strip() == '...':
             result = any(match(e + 1, k) for k in range(a, len(actual) + 1))
         else:
-            result = a < len(actual) and line_matches(expected[e], actual[a]) and match(e + 1, a + 1)
+            result = (a < len(actual) and line_matches(expected[e], actual[a], numbers)
+                      and match(e + 1, a + 1))
         memo[(e, a)] = result
         return result
 
@@ -139,7 +163,9 @@ def run(readme, source_root, build_root, sanitize, work):
     for kind, arg, lines, start in blocks(readme):
         where = '%s:%d' % (readme, start)
         if kind == 'run':
-            steps += [(where, c, e) for c, e in parse_session(lines, where)]
+            if arg not in (None, 'numbers'):
+                fail('%s: <!-- run: %s -->: the only qualifier is "numbers"' % (where, arg))
+            steps += [(where, c, e, arg == 'numbers') for c, e in parse_session(lines, where)]
             continue
         if arg is None:
             fail('%s: <!-- %s: --> needs a path' % (where, kind))
@@ -181,7 +207,7 @@ def run(readme, source_root, build_root, sanitize, work):
     env['LC_ALL'] = 'C'
 
     script = ['exec 2>&1']
-    for k, (where, command, expected) in enumerate(steps):
+    for k, (where, command, expected, numbers) in enumerate(steps):
         script.append(command)
         script.append("printf '@@PTI-TUTORIAL-%d-%%d@@\\n' $?" % k)
     proc = subprocess.run(['sh', '-c', '\n'.join(script)], cwd=work, env=env,
@@ -193,7 +219,7 @@ def run(readme, source_root, build_root, sanitize, work):
     results = {}
     for i in range(0, len(pieces) - 2, 3):
         results[int(pieces[i + 1])] = (pieces[i], int(pieces[i + 2]))
-    for k, (where, command, expected) in enumerate(steps):
+    for k, (where, command, expected, numbers) in enumerate(steps):
         if k not in results:
             fail('%s: `%s` did not run (the shell stopped before it)\n%s' % (where, command, output))
         text, status = results[k]
@@ -202,7 +228,7 @@ def run(readme, source_root, build_root, sanitize, work):
             actual.pop()
         if status != 0:
             fail('%s: `%s` exited with status %d; output:\n%s' % (where, command, status, text))
-        if not output_matches(expected, actual):
+        if not output_matches(expected, actual, numbers):
             fail('%s: `%s`: the output differs from the README.\n--- README:\n%s\n--- actual:\n%s'
                  % (where, command, '\n'.join(expected), '\n'.join(actual)))
     print('%s: %d files and %d excerpts match the sources; %d commands ran with the output shown'
