@@ -50,7 +50,7 @@ typedef struct {
   PtiCpuOps cpu_ops;       /* the same for cpu ops */
   PtiIoOps io_ops;         /* the same for io ops */
   char *origin;            /* "built-in" or the shared object's path */
-  xmlSchema *schema;       /* config_schema compiled, on first use (pti_xml_schema_from_memory's) */
+  xmlSchema *schema;       /* config_schema compiled, on first use (pti_xml_schema_from_doc's) */
 } Entry;
 
 struct _PtiRegistry {
@@ -486,16 +486,13 @@ pti_registry_names (const PtiRegistry *registry)
   return g_string_free (s, FALSE);
 }
 
-/* Does the schema text declare @element globally, without a target
- * namespace?  Checked before compiling so a model with a wrong schema gets a
- * clear message instead of libxml2's "no matching global declaration" at
- * the first HMC that uses it. */
+/* Does the schema (@doc, parsed from the descriptor's text) declare
+ * @element globally, without a target namespace?  Checked before compiling
+ * so a model with a wrong schema gets a clear message instead of libxml2's
+ * "no matching global declaration" at the first HMC that uses it. */
 static gboolean
-schema_declares (const PtiModelDesc *desc, const char *name, GError **error)
+schema_declares (const PtiModelDesc *desc, xmlDoc *doc, const char *name, GError **error)
 {
-  g_autoptr (xmlDoc) doc = pti_xml_read_memory (desc->config_schema, -1, name, error);
-  if (doc == NULL)
-    return FALSE;
   xmlNode *root = xmlDocGetRootElement (doc);
   if (xmlHasProp (root, (const xmlChar *) "targetNamespace") != NULL) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_MODEL,
@@ -528,9 +525,10 @@ pti_registry_schema (PtiRegistry *registry, const PtiModelDesc *desc, GError **e
   }
   if (e->schema == NULL) {
     g_autofree char *name = g_strdup_printf ("schema of model %s", e->desc.name);
-    if (!schema_declares (&e->desc, name, error))
+    g_autoptr (xmlDoc) doc = pti_xml_read_memory (e->desc.config_schema, -1, name, error);
+    if (doc == NULL || !schema_declares (&e->desc, doc, name, error))
       return NULL;
-    e->schema = pti_xml_schema_from_memory (e->desc.config_schema, name, error);
+    e->schema = pti_xml_schema_from_doc (doc, e->desc.config_schema, name, error);
   }
   return e->schema;
 }
