@@ -491,7 +491,7 @@ pti_registry_names (const PtiRegistry *registry)
   return g_string_free (s, FALSE);
 }
 
-/* Does the schema (@doc, parsed from the descriptor's text) declare
+/* Does the schema (@doc, the text the registry compiles, parsed) declare
  * @element globally, without a target namespace?  Checked before compiling
  * so a model with a wrong schema gets a clear message instead of libxml2's
  * "no matching global declaration" at the first HMC that uses it. */
