@@ -11,3 +11,8 @@ extern const PtiModelDesc pti_model_io_pfs;
 
 /* NULL-terminated list, in registry order. */
 extern const PtiModelDesc *const pti_builtin_models[];
+/* Their schemas as the registry compiles them, in the same order: each
+ * model's config_schema (its XSD file as installed) without xs:annotation,
+ * comments and white space, which libxml2 would parse for nothing
+ * (tools/embed-text.py --strip-xsd). */
+extern const char *const pti_builtin_model_schemas[];

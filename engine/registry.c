@@ -50,7 +50,8 @@ typedef struct {
   PtiCpuOps cpu_ops;       /* the same for cpu ops */
   PtiIoOps io_ops;         /* the same for io ops */
   char *origin;            /* "built-in" or the shared object's path */
-  xmlSchema *schema;       /* config_schema compiled, on first use (pti_xml_schema_from_memory's) */
+  const char *schema_text; /* what is compiled: config_schema, or a built-in's stripped copy */
+  xmlSchema *schema;       /* schema_text compiled, on first use (pti_xml_schema_from_doc's) */
 } Entry;
 
 struct _PtiRegistry {
@@ -232,8 +233,10 @@ pti_registry_check_desc (const PtiModelDesc *desc, const char *origin, GError **
 
 /* ---- building --------------------------------------------------------- */
 
+/* @schema_text: the schema to compile, NULL for desc->config_schema. */
 static gboolean
-registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origin, GError **error)
+registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origin,
+              const char *schema_text, GError **error)
 {
   if (!pti_registry_check_desc (desc, origin, error))
     return FALSE;
@@ -274,6 +277,7 @@ registry_add (PtiRegistry *registry, const PtiModelDesc *desc, const char *origi
     e->desc.io = &e->io_ops;
   }
   e->origin = g_strdup (origin);
+  e->schema_text = schema_text != NULL ? schema_text : desc->config_schema;
   g_ptr_array_add (registry->entries, e);
   g_hash_table_insert (registry->by_name, (gpointer) e->desc.name, e);
   g_hash_table_insert (registry->by_element, (gpointer) e->desc.config_element, e);
@@ -322,7 +326,7 @@ load_module (PtiRegistry *registry, const char *path, gboolean shadowable, GErro
       g_module_close (module);
       return TRUE;
     }
-    ok = registry_add (registry, &copy, path, error);
+    ok = registry_add (registry, &copy, path, NULL, error);
   }
   if (!ok) {
     g_module_close (module);
@@ -409,7 +413,8 @@ pti_registry_new (const char *model_path, GError **error)
   registry->sorted = g_ptr_array_new ();
 
   for (guint i = 0; pti_builtin_models[i] != NULL; i++)
-    if (!registry_add (registry, pti_builtin_models[i], "built-in", error))
+    if (!registry_add (registry, pti_builtin_models[i], "built-in", pti_builtin_model_schemas[i],
+                       error))
       return NULL;
 
   /* A directory the caller names must exist; PTI_MODEL_PATH and the
@@ -486,16 +491,13 @@ pti_registry_names (const PtiRegistry *registry)
   return g_string_free (s, FALSE);
 }
 
-/* Does the schema text declare @element globally, without a target
- * namespace?  Checked before compiling so a model with a wrong schema gets a
- * clear message instead of libxml2's "no matching global declaration" at
- * the first HMC that uses it. */
+/* Does the schema (@doc, the text the registry compiles, parsed) declare
+ * @element globally, without a target namespace?  Checked before compiling
+ * so a model with a wrong schema gets a clear message instead of libxml2's
+ * "no matching global declaration" at the first HMC that uses it. */
 static gboolean
-schema_declares (const PtiModelDesc *desc, const char *name, GError **error)
+schema_declares (const PtiModelDesc *desc, xmlDoc *doc, const char *name, GError **error)
 {
-  g_autoptr (xmlDoc) doc = pti_xml_read_memory (desc->config_schema, -1, name, error);
-  if (doc == NULL)
-    return FALSE;
   xmlNode *root = xmlDocGetRootElement (doc);
   if (xmlHasProp (root, (const xmlChar *) "targetNamespace") != NULL) {
     g_set_error (error, PTI_ERROR, PTI_ERROR_MODEL,
@@ -528,9 +530,10 @@ pti_registry_schema (PtiRegistry *registry, const PtiModelDesc *desc, GError **e
   }
   if (e->schema == NULL) {
     g_autofree char *name = g_strdup_printf ("schema of model %s", e->desc.name);
-    if (!schema_declares (&e->desc, name, error))
+    g_autoptr (xmlDoc) doc = pti_xml_read_memory (e->schema_text, -1, name, error);
+    if (doc == NULL || !schema_declares (&e->desc, doc, name, error))
       return NULL;
-    e->schema = pti_xml_schema_from_memory (e->desc.config_schema, name, error);
+    e->schema = pti_xml_schema_from_doc (doc, e->schema_text, name, error);
   }
   return e->schema;
 }

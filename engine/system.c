@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* schemas/hmc.xsd without its documentation, generated at build time: the
+ * reader and the schema it validates against come from one build. */
+extern const char pti_hmc_xsd[];
+
 /* Bigger systems are refused rather than allocated: a hostile or mistyped
  * count must give an error, not exhaust memory.  DESIGN.md aims at a
  * million simulated ranks; this leaves a factor of 16. */
@@ -957,10 +961,7 @@ pti_system_load_ranged (const char *path, PtiRegistry *registry, const char *con
                     "without a namespace (schemas/hmc.xsd)");
     return NULL;
   }
-  g_autofree char *xsd = pti_xml_find_schema ("hmc.xsd", error);
-  if (xsd == NULL)
-    return NULL;
-  xmlSchema *schema = pti_xml_schema_from_file (xsd, error);
+  xmlSchema *schema = pti_xml_schema_from_memory (pti_hmc_xsd, "hmc.xsd", error);
   if (schema == NULL || !pti_xml_validate_doc (schema, doc, "hmc.xsd", error))
     return NULL;
 

@@ -41,6 +41,11 @@ PTI_API xmlDoc *pti_xml_read_memory (const char *text, gssize len, const char *n
 PTI_API xmlSchema *pti_xml_schema_from_file (const char *path, GError **error);
 PTI_API xmlSchema *pti_xml_schema_from_memory (const char *text, const char *name,
                                                GError **error);
+/* The same for a caller that has looked into the schema's document first:
+ * @doc is @text parsed by pti_xml_read_memory (transfer none), compiled
+ * unless @text is already, so the text is parsed once. */
+PTI_API xmlSchema *pti_xml_schema_from_doc (xmlDoc *doc, const char *text, const char *name,
+                                            GError **error);
 
 /* Validate a whole document / one element subtree (the element must be
  * declared globally in @schema).  The first problem becomes the error,

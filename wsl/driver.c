@@ -746,7 +746,8 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     "  PTI_MODEL_PATH        more model directories (colon-separated), after --model-path\n"
     "  PTI_MODEL_SYSTEM_PATH replaces the installed model directory (" PTI_INSTALLED_MODEL_DIR
     "); empty: none\n"
-    "  PTI_SCHEMA_DIR        where hmc.xsd, workload.xsd and trace.xsd are, if not installed\n"
+    "  PTI_SCHEMA_DIR        where reuse.xsd is, if not installed (hmc.xsd and workload.xsd\n"
+    "                        are built in)\n"
     "  PTI_PROGRESS_DELAY    seconds before progress appears (default 0.5)");
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (oc, &argc, &argv, &error)) {

@@ -21,6 +21,10 @@
 #include <math.h>
 #include <string.h>
 
+/* schemas/workload.xsd without its documentation, generated at build time:
+ * the reader and the schema it validates against come from one build. */
+extern const char pti_workload_xsd[];
+
 /* The largest trip count of one <for>: more is surely a mistake. */
 #define MAX_TRIPS 1e9
 /* Whole numbers above this are not exact in a double. */
@@ -1828,10 +1832,7 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
 xmlDoc *
 pti_workload_file_read (const char *path, GError **error)
 {
-  g_autofree char *xsd = pti_xml_find_schema ("workload.xsd", error);
-  if (xsd == NULL)
-    return NULL;
-  xmlSchema *schema = pti_xml_schema_from_file (xsd, error);
+  xmlSchema *schema = pti_xml_schema_from_memory (pti_workload_xsd, "workload.xsd", error);
   if (schema == NULL)
     return NULL;
   g_autoptr (xmlDoc) doc = pti_xml_read_file (path, error);
