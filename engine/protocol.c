@@ -118,7 +118,7 @@ match (PtiEngine *e, Msg *m, guint32 slot)
 
 /* The slot of the send or receive at @p's head: its own (non-blocking),
  * or a new one for the time it takes (blocking). */
-static guint32
+static inline __attribute__ ((always_inline)) guint32
 post_slot (Proc *p, const Op *op)
 {
   if (op->req != NO_SLOT)
