@@ -391,8 +391,24 @@ void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *m
 /* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
  * pushed just before if that is @rank's injection at @t. */
 void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
-/* The next item (the queue is not empty). */
-Item pti_queue_pop (PtiEngine *e);
+/* The last item into the hole a pop left at the root (queue.c). */
+void pti_queue_fill_hole (PtiQueue *q);
+/* The next item (the queue is not empty).  Inline: once per item, and the
+ * hole it leaves is usually filled by the next push, not here. */
+static inline Item
+pti_queue_pop (PtiEngine *e)
+{
+  PtiQueue *q = &e->queue;
+  if (q->hole)
+    pti_queue_fill_hole (q);
+  Item top = q->items[0];
+  q->last = G_MAXUINT;
+  if (q->n == 1)
+    q->n = 0;
+  else
+    q->hole = TRUE;
+  return top;
+}
 /* The next item, without taking it (the queue is not empty). */
 static inline const Item *
 pti_queue_peek (const PtiEngine *e)

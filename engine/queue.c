@@ -39,9 +39,8 @@ sift_down (PtiQueue *q, guint i, Item it)
   return i;
 }
 
-/* The last item into the hole at the root. */
-static void
-fill_hole (PtiQueue *q)
+void
+pti_queue_fill_hole (PtiQueue *q)
 {
   q->hole = FALSE;
   Item last = q->items[--q->n];
@@ -101,21 +100,6 @@ pti_queue_push_resume (PtiEngine *e, double t, guint32 rank)
   pti_queue_push (e, t, ITEM_RESUME, rank, NULL);
 }
 
-Item
-pti_queue_pop (PtiEngine *e)
-{
-  PtiQueue *q = &e->queue;
-  if (q->hole)
-    fill_hole (q);
-  Item top = q->items[0];
-  q->last = G_MAXUINT;
-  if (q->n == 1)
-    q->n = 0;
-  else
-    q->hole = TRUE;
-  return top;
-}
-
 void
 pti_queue_collect (const PtiEngine *e, GArray *into)
 {
@@ -135,7 +119,7 @@ pti_queue_shift (PtiEngine *e, double dt, double now)
 {
   PtiQueue *q = &e->queue;
   if (q->hole)
-    fill_hole (q);
+    pti_queue_fill_hole (q);
   q->last = G_MAXUINT;
   for (guint i = 0; i < q->n; i++)
     q->items[i].t += dt;
