@@ -117,7 +117,8 @@ match (PtiEngine *e, Msg *m, guint32 slot)
 }
 
 /* The slot of the send or receive at @p's head: its own (non-blocking),
- * or a new one for the time it takes (blocking). */
+ * or a new one for the time it takes (blocking).  Always inlined: once per
+ * message each side, and GCC otherwise splits it into a call. */
 static inline __attribute__ ((always_inline)) guint32
 post_slot (Proc *p, const Op *op)
 {
@@ -233,7 +234,9 @@ post_recv (PtiEngine *e, guint rank, const Op *op)
 
 /* The blocking operation at @p's head completes: it waited from @from for
  * requests @done (n_done of them), the latest (or chosen) @ready, with the
- * message layer busy from @busy_from; receives cost @o_r more. */
+ * message layer busy from @busy_from; receives cost @o_r more.  Always
+ * inlined: its two callers pass constants (one request) and locals that a
+ * call would spill. */
 static inline __attribute__ ((always_inline)) void
 wait_complete (PtiEngine *e, guint rank, Proc *p, const Op *op, double from, double ready,
                double busy_from, double o_r, const guint32 *done, guint n_done)

@@ -1036,7 +1036,7 @@ epoch_close (NetContention *self)
  * of its route and move its end time.  On the @last step (no flow is left
  * unfixed after this one's link) no link is looked at again, so the
  * bandwidth is not given back.  Always inlined: it runs for every flow of
- * every component, and out of line its call cost a tenth of it. */
+ * every component, and out of line its call cost a fifth of it. */
 static inline __attribute__ ((always_inline)) void
 fix_flow (NetContention *self, guint32 f, guint32 l, double share, gboolean small,
           gboolean last, const PtiNetSink *records)
