@@ -290,6 +290,7 @@ typedef struct {
   guint last;            /* where the last item pushed is, while no item has moved
                           * since (G_MAXUINT: unknown) */
   gboolean hole;         /* position 0 is empty (popped), 1 .. n-1 hold the items */
+  /* items[n], while n > 0, is the sentinel: after every item (queue.c) */
 } PtiQueue;
 
 /* ---- resource models and changes -------------------------------------------- */
@@ -416,7 +417,7 @@ pti_queue_peek (const PtiEngine *e)
   const Item *h = e->queue.items;
   if (!e->queue.hole)
     return &h[0];
-  return e->queue.n > 2 && pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];
+  return pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];   /* h[2]: the sentinel if n is 2 */
 }
 /* Its time. */
 static inline double
