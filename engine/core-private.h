@@ -290,6 +290,7 @@ typedef struct {
   guint last;            /* where the last item pushed is, while no item has moved
                           * since (G_MAXUINT: unknown) */
   gboolean hole;         /* position 0 is empty (popped), 1 .. n-1 hold the items */
+  /* items[n], while n > 0, is the sentinel: after every item (queue.c) */
 } PtiQueue;
 
 /* ---- resource models and changes -------------------------------------------- */
@@ -391,8 +392,24 @@ void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *m
 /* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
  * pushed just before if that is @rank's injection at @t. */
 void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
-/* The next item (the queue is not empty). */
-Item pti_queue_pop (PtiEngine *e);
+/* The last item into the hole a pop left at the root (queue.c). */
+void pti_queue_fill_hole (PtiQueue *q);
+/* The next item (the queue is not empty).  Inline: once per item, and the
+ * hole it leaves is usually filled by the next push, not here. */
+static inline Item
+pti_queue_pop (PtiEngine *e)
+{
+  PtiQueue *q = &e->queue;
+  if (q->hole)
+    pti_queue_fill_hole (q);
+  Item top = q->items[0];
+  q->last = G_MAXUINT;
+  if (q->n == 1)
+    q->n = 0;
+  else
+    q->hole = TRUE;
+  return top;
+}
 /* The next item, without taking it (the queue is not empty). */
 static inline const Item *
 pti_queue_peek (const PtiEngine *e)
@@ -400,7 +417,7 @@ pti_queue_peek (const PtiEngine *e)
   const Item *h = e->queue.items;
   if (!e->queue.hole)
     return &h[0];
-  return e->queue.n > 2 && pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];
+  return pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];   /* h[2]: the sentinel if n is 2 */
 }
 /* Its time. */
 static inline double

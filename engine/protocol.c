@@ -117,8 +117,9 @@ match (PtiEngine *e, Msg *m, guint32 slot)
 }
 
 /* The slot of the send or receive at @p's head: its own (non-blocking),
- * or a new one for the time it takes (blocking). */
-static guint32
+ * or a new one for the time it takes (blocking).  Always inlined: once per
+ * message each side, and GCC otherwise splits it into a call. */
+static inline __attribute__ ((always_inline)) guint32
 post_slot (Proc *p, const Op *op)
 {
   if (op->req != NO_SLOT)
@@ -233,8 +234,10 @@ post_recv (PtiEngine *e, guint rank, const Op *op)
 
 /* The blocking operation at @p's head completes: it waited from @from for
  * requests @done (n_done of them), the latest (or chosen) @ready, with the
- * message layer busy from @busy_from; receives cost @o_r more. */
-static void
+ * message layer busy from @busy_from; receives cost @o_r more.  Always
+ * inlined: its two callers pass constants (one request) and locals that a
+ * call would spill. */
+static inline __attribute__ ((always_inline)) void
 wait_complete (PtiEngine *e, guint rank, Proc *p, const Op *op, double from, double ready,
                double busy_from, double o_r, const guint32 *done, guint n_done)
 {
@@ -281,15 +284,10 @@ try_finish_blocking (PtiEngine *e, guint rank, Proc *p, const Op *op)
   return TRUE;
 }
 
-/* Try to complete the blocking operation at @p's head (begun at op_start,
- * waiting from wait_from).  TRUE if it completed: the process may go on. */
+/* try_finish_wait for a wait, waitall or waitany (or a probe). */
 static gboolean
-try_finish_wait (PtiEngine *e, guint rank)
+try_finish_waits (PtiEngine *e, guint rank, Proc *p, const Op *op)
 {
-  Proc *p = &e->procs[rank];
-  const Op *op = pti_proc_op_at (p, p->head);
-  if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
-    return try_finish_blocking (e, rank, p, op);
   if (op->kind == PTI_OP_PROBE)
     return FALSE;   /* woken by probe_wake, not by its process's requests */
   gboolean any = op->kind == PTI_OP_WAITANY;
@@ -339,6 +337,19 @@ try_finish_wait (PtiEngine *e, guint rank)
   }
   wait_complete (e, rank, p, op, from, ready, busy_from, o_r, done, n_done);
   return TRUE;
+}
+
+/* Try to complete the blocking operation at @p's head (begun at op_start,
+ * waiting from wait_from).  TRUE if it completed: the process may go on.
+ * Inline: a blocking send or receive, most of them, takes no call. */
+static inline gboolean
+try_finish_wait (PtiEngine *e, guint rank)
+{
+  Proc *p = &e->procs[rank];
+  const Op *op = pti_proc_op_at (p, p->head);
+  if (op->kind == PTI_OP_SEND || op->kind == PTI_OP_RECV)
+    return try_finish_blocking (e, rank, p, op);
+  return try_finish_waits (e, rank, p, op);
 }
 
 static void

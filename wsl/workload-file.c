@@ -879,22 +879,25 @@ run_p2p_plain (Loader *ld, const Stmt *st, gboolean *done, GError **error)
   return TRUE;
 }
 
+/* Locates the error of statement @st, which failed in the library; @unbound:
+ * the parameter its price needed and lacked, or G_MAXUINT. */
+static void
+stmt_failed (Loader *ld, const Stmt *st, guint unbound, GError **error)
+{
+  prefix_location (error, ld, st->line, st->element);
+  pti_wsl_hint_unbound (ld->ctx, unbound, TRUE, error);
+}
+
 static gboolean
 run_stmt (Loader *ld, const Stmt *st, GError **error)
 {
   PtiContext *ctx = ld->ctx;
   guint rank = ld->rank;
   double v = 0;
-  guint unbound = G_MAXUINT;
   gboolean ok;
 
   switch (st->kind)
     {
-    case ST_USE:
-      unbound = G_MAXUINT;
-      ok = pti_wsl_use_on (ctx, rank, st->rud, st->model, &unbound, error);
-      break;
-
     case ST_USE_TIME:
     case ST_USE_FLOPS:
       if (!eval_arg (ld, st, &st->arg[0], &v, error))
@@ -1073,18 +1076,24 @@ run_stmt (Loader *ld, const Stmt *st, GError **error)
     }
 
   if (G_UNLIKELY (!ok))
-    {
-      prefix_location (error, ld, st->line, st->element);
-      pti_wsl_hint_unbound (ctx, unbound, TRUE, error);
-    }
+    stmt_failed (ld, st, G_MAXUINT, error);
   return ok;
 }
 
-/* A simple statement: a <let> here (its only place), a world send or
- * receive by run_p2p_plain when its values allow, the others by run_stmt. */
+/* A simple statement: a <let> and a <use> here (their only place; a <use>,
+ * a quarter of a wavefront's events, spared run_stmt's frame), a world send
+ * or receive by run_p2p_plain when its values allow, the others by run_stmt. */
 static inline __attribute__ ((always_inline)) gboolean
 run_simple (Loader *ld, const Stmt *st, GError **error)
 {
+  if (st->kind == ST_USE)
+    {
+      guint unbound = G_MAXUINT;
+      if (G_LIKELY (pti_wsl_use_on (ld->ctx, ld->rank, st->rud, st->model, &unbound, error)))
+        return TRUE;
+      stmt_failed (ld, st, unbound, error);
+      return FALSE;
+    }
   if (st->kind == ST_LET)
     {
       double v = 0;

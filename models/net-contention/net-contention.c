@@ -1035,8 +1035,9 @@ epoch_close (NetContention *self)
  * rate, take the new one, give its bandwidth back to the other shared links
  * of its route and move its end time.  On the @last step (no flow is left
  * unfixed after this one's link) no link is looked at again, so the
- * bandwidth is not given back. */
-static inline void
+ * bandwidth is not given back.  Always inlined: it runs for every flow of
+ * every component, and out of line its call cost a fifth of it. */
+static inline __attribute__ ((always_inline)) void
 fix_flow (NetContention *self, guint32 f, guint32 l, double share, gboolean small,
           gboolean last, const PtiNetSink *records)
 {
