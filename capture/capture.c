@@ -24,7 +24,8 @@
 #endif
 #define PTI_CAP_WRITER "pticapture " PTI_VERSION
 
-PtiCap pti_cap = { .phase = PTI_CAP_OFF, .fd = -1, .signal_end_at = -1 };
+/* On a line of its own: its first line is what a repeated poll touches. */
+PtiCap pti_cap __attribute__ ((aligned (64))) = { .phase = PTI_CAP_OFF, .fd = -1, .signal_end_at = -1 };
 __thread int pti_cap_depth __attribute__ ((tls_model ("initial-exec")));
 __thread int pti_cap_locked __attribute__ ((tls_model ("initial-exec")));
 
@@ -323,31 +324,24 @@ pti_cap_run_step (PtiRec *r, bool repeatable)
   return false;
 }
 
-/* A poll that repeated hist[@h] (pti_cap_poll_match) and found nothing
- * again: one more in the run, untimed (burst and dur 0 in its element,
- * FORMAT.md 6.6); the time it took stays in the next timed call's burst.
- * Every 1,024 such calls the clock is read once, so that the flush
- * interval holds in a program that only polls. */
+/* The first untimed repeat of hist[@h] starts a run: of period 1 if it
+ * repeats the newest call, else of the two adjacent ones, its element 0
+ * being hist[0]. */
 void
-pti_cap_poll_again (int h)
+pti_cap_poll_run_start (int h)
 {
-  int j = 0;
-  if (pti_cap.run_period == 0) {
-    pti_cap_run_start (h == 1 ? 1 : 2);
-    pti_cap.run_next = 1;
-  } else if (pti_cap.run_period == 2) {
-    j = h;
-    pti_cap.run_next ^= 1;
-  }
-  pti_cap.run[j].count++;
-  pti_cap.calls++;
-  if (PTI_CAP_UNLIKELY ((++pti_cap.poll_untimed & 1023) == 0)) {
-    uint64_t now = pti_cap_now ();
-    if (now - pti_cap.t_last_flush >= pti_cap.flush_interval) {
-      if (pti_cap.len > 0)
-        pti_cap_flush ();
-      pti_cap.t_last_flush = now;
-    }
+  pti_cap_run_start (h == 1 ? 1 : 2);
+  pti_cap.run_next = 1;
+}
+
+void
+pti_cap_poll_tick (void)
+{
+  uint64_t now = pti_cap_now ();
+  if (now - pti_cap.t_last_flush >= pti_cap.flush_interval) {
+    if (pti_cap.len > 0)
+      pti_cap_flush ();
+    pti_cap.t_last_flush = now;
   }
 }
 

@@ -237,27 +237,25 @@ PTI_EXPORT_AS (Sendrecv_replace, pti_w_Sendrecv_replace);
 /* ---- probes: PROBE, IPROBE, MRECV, MPOST ---- */
 
 /* The start of a poll's wrapper (capture-private.h, "polls that find
- * nothing again"): KEY fills key @k when the poll may repeat the last one;
+ * nothing again"): MATCH says which call the poll may repeat (-1: none);
  * then the call CALL is made into @rc, and the wrapper returns when the
  * call was only counted (it found nothing, NOTHING true) or is not
  * recorded (PLAIN: the call as the program made it).  Otherwise the call
- * @c has begun, and @pti_h_ >= 0 says it was timed from its return;
- * SLOW_CALL is the call made when it is timed from the start (it may keep
- * the handles first). */
-#define PTI_POLL_BEGIN(c, k, code, KEY, rc, call, slow_call, plain, nothing) \
-  int pti_h_ = -1; \
-  if (pti_cap_poll_armed (code)) { \
-    KEY; \
-    pti_h_ = pti_cap_poll_match (&(k)); \
-  } \
+ * @c has begun, and @pti_h_ >= 0 says it was timed from its return, FOUND
+ * run first (the handles before the call are still those of
+ * pti_cap.poll[pti_h_]); SLOW_CALL is the call made when it is timed from
+ * the start (it may keep the handles first). */
+#define PTI_POLL_BEGIN(c, code, MATCH, rc, call, found, slow_call, plain, nothing) \
+  int pti_h_ = MATCH; \
   if (pti_h_ >= 0) { \
     pti_cap_poll_enter (code); \
     rc = call; \
     pti_cap_poll_leave (); \
-    if (rc == MPI_SUCCESS && (nothing)) { \
+    if (PTI_CAP_LIKELY (rc == MPI_SUCCESS && (nothing))) { \
       pti_cap_poll_again (pti_h_); \
       return rc; \
     } \
+    found; \
     if (!pti_cap_begin (&(c), code)) \
       return rc; \
   } else { \
@@ -316,14 +314,13 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
   static int pti_w_##name params \
   { \
     PtiCall c; \
-    PtiCapPollKey k; \
     int rc; \
     MPI_Status local, *st = pti_status_or_local (status, &local); \
     MPI_Status *status_in = status; \
     status = st; \
-    PTI_POLL_BEGIN (c, k, PTI_C_##name, \
-                    pti_cap_poll_key_probe (&k, PTI_C_##name, source, tag, comm), \
-                    rc, PTI_REAL (name) args, PTI_REAL (name) args, \
+    PTI_POLL_BEGIN (c, PTI_C_##name, \
+                    pti_cap_poll_match_probe (PTI_C_##name, source, tag, comm), \
+                    rc, PTI_REAL (name) args, (void) 0, PTI_REAL (name) args, \
                     (status = status_in, PTI_REAL (name) args), !*flag) \
     (void) pti_h_; \
     pti_rec_probe (&c, rc, source, tag, comm, flag, st); \
@@ -460,9 +457,9 @@ pti_w_Test (MPI_Request *request, int *flag, MPI_Status *status)
   int rc;
   MPI_Request h = *request;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Test, pti_cap_poll_key_reqs (&k, PTI_C_Test, 1, &h), rc,
-                  PTI_REAL (Test) (request, flag, st), PTI_REAL (Test) (request, flag, st),
-                  PTI_REAL (Test) (request, flag, status),
+  PTI_POLL_BEGIN (c, PTI_C_Test, pti_cap_poll_match_reqs (PTI_C_Test, 1, &h), rc,
+                  PTI_REAL (Test) (request, flag, st), (void) 0,
+                  PTI_REAL (Test) (request, flag, st), PTI_REAL (Test) (request, flag, status),
                   !*flag)
   (void) pti_h_;
   PtiRec r;
@@ -487,9 +484,9 @@ pti_w_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
   PtiCapPollKey k;
   int rc;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Request_get_status,
-                  pti_cap_poll_key_reqs (&k, PTI_C_Request_get_status, 1, &request), rc,
-                  PTI_REAL (Request_get_status) (request, flag, st),
+  PTI_POLL_BEGIN (c, PTI_C_Request_get_status,
+                  pti_cap_poll_match_reqs (PTI_C_Request_get_status, 1, &request), rc,
+                  PTI_REAL (Request_get_status) (request, flag, st), (void) 0,
                   PTI_REAL (Request_get_status) (request, flag, st),
                   PTI_REAL (Request_get_status) (request, flag, status), !*flag)
   (void) pti_h_;
@@ -537,13 +534,12 @@ pti_w_Testall (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
   int rc;
   MPI_Request *h = NULL;
   MPI_Status *st = NULL;
-  PTI_POLL_BEGIN (c, k, PTI_C_Testall, pti_cap_poll_key_reqs (&k, PTI_C_Testall, count, reqs), rc,
+  PTI_POLL_BEGIN (c, PTI_C_Testall, pti_cap_poll_match_reqs (PTI_C_Testall, count, reqs), rc,
                   PTI_REAL (Testall) (count, reqs, flag, st = pti_statuses_or_scratch (count, statuses)),
+                  h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req),
                   (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses),
                    PTI_REAL (Testall) (count, reqs, flag, st)),
                   PTI_REAL (Testall) (count, reqs, flag, statuses), !*flag)
-  if (pti_h_ >= 0)
-    h = pti_copy_reqs (count, k.req);
   PtiRec r;
   pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 48);
   pti_put_refs (&r, count, h);
@@ -591,12 +587,11 @@ pti_w_Testany (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
   int rc;
   MPI_Request *h = NULL;
   MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Testany, pti_cap_poll_key_reqs (&k, PTI_C_Testany, count, reqs), rc,
+  PTI_POLL_BEGIN (c, PTI_C_Testany, pti_cap_poll_match_reqs (PTI_C_Testany, count, reqs), rc,
                   PTI_REAL (Testany) (count, reqs, index, flag, st),
+                  h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req),
                   (h = pti_copy_reqs (count, reqs), PTI_REAL (Testany) (count, reqs, index, flag, st)),
                   PTI_REAL (Testany) (count, reqs, index, flag, status), !*flag)
-  if (pti_h_ >= 0)
-    h = pti_copy_reqs (count, k.req);
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64 + (size_t) (count > 0 ? count : 0) * 10);
   pti_put_refs (&r, count, h);
@@ -622,15 +617,14 @@ PTI_EXPORT_AS (Testany, pti_w_Testany);
     int rc; \
     MPI_Request *h = NULL; \
     MPI_Status *st = NULL; \
-    PTI_POLL_BEGIN (c, key, PTI_C_##name, pti_cap_poll_key_reqs (&key, PTI_C_##name, count, reqs), rc, \
+    PTI_POLL_BEGIN (c, PTI_C_##name, pti_cap_poll_match_reqs (PTI_C_##name, count, reqs), rc, \
                     PTI_REAL (name) (count, reqs, outcount, indices, \
                                      st = pti_statuses_or_scratch (count, statuses)), \
+                    h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req), \
                     (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses), \
                      PTI_REAL (name) (count, reqs, outcount, indices, st)), \
                     PTI_REAL (name) (count, reqs, outcount, indices, statuses), \
                     *outcount == 0) \
-    if (pti_h_ >= 0) \
-      h = pti_copy_reqs (count, key.req); \
     PtiRec r; \
     pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 58); \
     pti_put_refs (&r, count, h); \

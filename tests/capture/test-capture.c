@@ -253,6 +253,64 @@ test_c_kernel (void)
   rm_rf (trace);
 }
 
+/* ---- polls that look like the one before and are not (polls.c) ---- */
+
+static void
+test_polls (void)
+{
+  if (!need_mpi ("POLLS"))
+    return;
+  g_autofree char *trace = tmp_trace ("q");
+  Run r = capture (trace, "POLLS", NULL, NULL);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  assert_golden (trace, "polls.txt");
+  run_clear (&r);
+  rm_rf (trace);
+}
+
+/* The poll that finds the message after N - 1 that found nothing, itself
+ * made as an untimed repeat: every call counted, the last recorded with
+ * what it completed. */
+static void
+test_polls_spin (void)
+{
+  if (!need_mpi ("POLLS"))
+    return;
+  g_autofree char *trace = tmp_trace ("s");
+  Run r = capture (trace, "POLLS", "spin", NULL);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  guint64 n = 0;
+  g_assert_cmpint (sscanf (r.out, "polls %" G_GUINT64_FORMAT, &n), ==, 1);
+  g_assert_cmpuint (n, >=, 2);
+  Run p = run_pticapture ("--print", trace, "--no-times", NULL);
+  g_assert_cmpint (p.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (p.out, "\n", -1);
+  guint64 nothing = 0, next = 5;   /* Init, Comm_rank, Irecv, Barrier */
+  const char *last = NULL;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    guint64 index = 0, count = 1;
+    char x[8];
+    if (!g_str_has_prefix (lines[i], "0 ") || strstr (lines[i], " MPI_Testany ") == NULL)
+      continue;
+    g_assert_cmpint (sscanf (lines[i], "0 %" G_GUINT64_FORMAT, &index), ==, 1);
+    g_assert_cmpuint (index, ==, next);
+    if (sscanf (lines[i], "0 %*u MPI_Testany %1[x]%" G_GUINT64_FORMAT, x, &count) != 2)
+      count = 1;
+    next += count;
+    if (strstr (lines[i], " flag=0 reqs=[1]") != NULL)
+      nothing += count;
+    last = lines[i];
+  }
+  g_assert_cmpuint (nothing, ==, n - 1);
+  g_assert_nonnull (last);
+  g_assert_nonnull (strstr (last, " MPI_Testany flag=1 reqs=[1:done(src=1(w1),tag=5,bytes=4)]"));
+  run_clear (&p);
+  run_clear (&r);
+  rm_rf (trace);
+}
+
 /* ---- the Fortran kernels: the bindings reach the library ---- */
 
 static void
@@ -921,6 +979,8 @@ main (int argc, char **argv)
   static const char *const f08[] = { "KERNEL_F08", "kernel-f08.txt" };
   static const char *const fh[] = { "KERNEL_MPIFH", "kernel-mpifh.txt" };
   g_test_add_func ("/capture/c-kernel", test_c_kernel);
+  g_test_add_func ("/capture/polls", test_polls);
+  g_test_add_func ("/capture/polls/spin", test_polls_spin);
   g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_fortran);
   g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_fortran);
   g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_fortran);
