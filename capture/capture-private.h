@@ -413,15 +413,10 @@ pti_cap_args_end (PtiRec *r)
 void pti_cap_commit_slow (void);
 bool pti_cap_run_step (PtiRec *r, bool repeatable);
 
-/* Commit a call record.  @repeatable: it changes nothing a reader tracks
- * (a call recorded by name, a poll that found nothing), so a run of
- * identical ones becomes one record and a REPEAT. */
+/* The end of every call recorded, its record committed or absorbed. */
 static inline void
-pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
+pti_cap_commit_end (PtiCall *c)
 {
-  if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
-    r->p = r->head;   /* absorbed by the run */
-  __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
   if (PTI_CAP_UNLIKELY (PTI_CAPTURE_IS_POSIX (c->code)))
     pti_cap.posix_calls++;
   else
@@ -435,6 +430,18 @@ pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
   if (PTI_CAP_UNLIKELY (pti_cap_locked))
     pti_cap_unlock_slow ();
   pti_cap_depth--;
+}
+
+/* Commit a call record.  @repeatable: it changes nothing a reader tracks
+ * (a call recorded by name, a poll that found nothing), so a run of
+ * identical ones becomes one record and a REPEAT. */
+static inline void
+pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
+{
+  if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
+    r->p = r->head;   /* absorbed by the run */
+  __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
+  pti_cap_commit_end (c);
 }
 
 static inline void

@@ -2,7 +2,8 @@
  * counts a poll untimed when its arguments equal those of the poll just
  * before it (capture/capture-private.h), compared in place; these are the
  * cases where they look alike but are not the same poll, each of which must
- * be a record of its own (golden/polls.txt).  Rank 0 polls; rank 1 only
+ * be a record of its own (golden/polls.txt); and calls recorded by name,
+ * whose repeats the capture adds to a run without encoding them.  Rank 0 polls; rank 1 only
  * takes part in the collectives and, once rank 0 is done polling, sends
  * what its receives wait for.
  *   polls        the cases below
@@ -127,6 +128,19 @@ main (int argc, char **argv)
       CHECK (MPI_Testany (9, many, &index, &flag, MPI_STATUS_IGNORE));
     CHECK (MPI_Barrier (MPI_COMM_WORLD));
 
+    /* calls recorded by name repeat the same way (timed): Wtime x3, then
+     * Wtick, another name, x3, then Wtime x2 and Comm_size, Comm_rank in
+     * turn */
+    for (int i = 0; i < 3; i++)
+      (void) MPI_Wtime ();
+    for (int i = 0; i < 3; i++)
+      (void) MPI_Wtick ();
+    for (int i = 0; i < 2; i++)
+      (void) MPI_Wtime ();
+    for (int i = 0; i < 3; i++) {
+      CHECK (MPI_Comm_size (MPI_COMM_WORLD, &v[5]));
+      CHECK (MPI_Comm_rank (MPI_COMM_WORLD, &v[6]));
+    }
     CHECK (MPI_Wait (&c[1], MPI_STATUS_IGNORE));
     CHECK (MPI_Wait (&a[0], MPI_STATUS_IGNORE));
     CHECK (MPI_Wait (&b[0], MPI_STATUS_IGNORE));
