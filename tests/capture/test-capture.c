@@ -253,21 +253,7 @@ test_c_kernel (void)
   rm_rf (trace);
 }
 
-/* ---- polls that look like the one before and are not (polls.c) ---- */
-
-static void
-test_polls (void)
-{
-  if (!need_mpi ("POLLS"))
-    return;
-  g_autofree char *trace = tmp_trace ("q");
-  Run r = capture (trace, "POLLS", NULL, NULL);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  assert_golden (trace, "polls.txt");
-  run_clear (&r);
-  rm_rf (trace);
-}
+/* ---- a repeated poll that finds (polls.c spin) ---- */
 
 /* The poll that finds the message after N - 1 that found nothing, itself
  * made as an untimed repeat: every call counted, the last recorded with
@@ -311,10 +297,12 @@ test_polls_spin (void)
   rm_rf (trace);
 }
 
-/* ---- the Fortran kernels: the bindings reach the library ---- */
+/* ---- a program's records against its golden: the Fortran kernels (the
+ * bindings reach the library), polls.c (polls that look like the one
+ * before and are not) ---- */
 
 static void
-test_fortran (gconstpointer data)
+test_golden (gconstpointer data)
 {
   const char *const *k = data;   /* variable, golden */
   if (!need_mpi (k[0]))
@@ -978,12 +966,13 @@ main (int argc, char **argv)
   static const char *const f90[] = { "KERNEL_F90", "kernel-f90.txt" };
   static const char *const f08[] = { "KERNEL_F08", "kernel-f08.txt" };
   static const char *const fh[] = { "KERNEL_MPIFH", "kernel-mpifh.txt" };
+  static const char *const polls[] = { "POLLS", "polls.txt" };
   g_test_add_func ("/capture/c-kernel", test_c_kernel);
-  g_test_add_func ("/capture/polls", test_polls);
+  g_test_add_data_func ("/capture/polls", polls, test_golden);
   g_test_add_func ("/capture/polls/spin", test_polls_spin);
-  g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_fortran);
-  g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_fortran);
-  g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_fortran);
+  g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_golden);
+  g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_golden);
+  g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_golden);
   g_test_add_func ("/capture/posix", test_posix);
   g_test_add_func ("/capture/manifest", test_manifest);
   g_test_add_func ("/capture/crash/segv", test_crash_segv);
