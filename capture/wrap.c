@@ -343,7 +343,7 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
 #define PTI_WRAP_IPROBE(name, params, args) \
   PTI_REAL_DECL (name); \
   static inline __attribute__ ((always_inline)) int pti_p_##name (int h, int rc, MPI_Status *st, \
-                                                      PTI_PARAMS_##name) \
+                                                                  PTI_UNPAREN params) \
   { \
     PtiCall c; \
     MPI_Status local; \
@@ -359,10 +359,6 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
   PTI_POLL_FAST (name, params, pti_cap_poll_match_probe (PTI_C_##name, source, tag, comm), \
                  pti_status_or_local (status, &local), (status = st, PTI_REAL (name) args), \
                  !*flag, PTI_UNPAREN args)
-
-#define PTI_PARAMS_Iprobe int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
-#define PTI_PARAMS_Improbe \
-  int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status
 
 PTI_WRAP_PROBE (Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
                 (source, tag, comm, status))
@@ -655,9 +651,9 @@ PTI_POLL_FAST (Testany, (int count, MPI_Request reqs[], int *index, int *flag, M
 #define PTI_WRAP_SOME(name) \
   PTI_REAL_DECL (name); \
   static inline __attribute__ ((always_inline)) int pti_p_##name (int pti_h_, int rc, MPI_Status *st, \
-                                                      int count, MPI_Request reqs[], \
-                                                      int *outcount, int indices[], \
-                                                      MPI_Status statuses[]) \
+                                                                  int count, MPI_Request reqs[], \
+                                                                  int *outcount, int indices[], \
+                                                                  MPI_Status statuses[]) \
   { \
     PtiCall c; \
     PtiCapPollKey key; \
