@@ -240,7 +240,8 @@ PTI_EXPORT_AS (Sendrecv_replace, pti_w_Sendrecv_replace);
  * small frame of its own.  pti_w_NAME (PARAMS), made by PTI_POLL_FAST,
  * makes the call itself only when MATCH says it may repeat the last poll
  * (capture-private.h, "polls that find nothing again"): into @st (ST, which
- * may use @local) by CALL; when it finds nothing again (NOTHING) it is only
+ * may use @local, room for the statuses of as many requests as a key
+ * holds, so as many as the poll has) by CALL; when it finds nothing again (NOTHING) it is only
  * counted.  Anything else goes to pti_p_NAME (h, rc, st, ...) (the
  * macro's last arguments: those of pti_w_NAME), the
  * wrapper proper: with @h >= 0 and @st, the call was made (returning @rc),
@@ -256,7 +257,7 @@ PTI_EXPORT_AS (Sendrecv_replace, pti_w_Sendrecv_replace);
     int h = MATCH; \
     if (h < 0) \
       return pti_s_##name (__VA_ARGS__); \
-    MPI_Status local, *st = ST; \
+    MPI_Status local[PTI_CAP_POLL_REQS], *st = ST; \
     (void) local; \
     pti_cap_poll_enter (PTI_C_##name); \
     int rc = CALL; \
@@ -357,7 +358,7 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
     return rc; \
   } \
   PTI_POLL_FAST (name, params, pti_cap_poll_match_probe (PTI_C_##name, source, tag, comm), \
-                 pti_status_or_local (status, &local), (status = st, PTI_REAL (name) args), \
+                 pti_status_or_local (status, local), (status = st, PTI_REAL (name) args), \
                  !*flag, PTI_UNPAREN args)
 
 PTI_WRAP_PROBE (Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
@@ -506,7 +507,7 @@ pti_p_Test (int pti_h_, int rc, MPI_Status *st, MPI_Request *request, int *flag,
 }
 PTI_POLL_FAST (Test, (MPI_Request *request, int *flag, MPI_Status *status),
                pti_cap_poll_match_reqs (PTI_C_Test, 1, request),
-               pti_status_or_local (status, &local), PTI_REAL (Test) (request, flag, st), !*flag,
+               pti_status_or_local (status, local), PTI_REAL (Test) (request, flag, st), !*flag,
                request, flag, status)
 
 PTI_REAL_DECL (Request_get_status);
@@ -536,7 +537,7 @@ pti_p_Request_get_status (int pti_h_, int rc, MPI_Status *st, MPI_Request reques
 }
 PTI_POLL_FAST (Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
                pti_cap_poll_match_reqs (PTI_C_Request_get_status, 1, &request),
-               pti_status_or_local (status, &local),
+               pti_status_or_local (status, local),
                PTI_REAL (Request_get_status) (request, flag, st), !*flag, request, flag, status)
 
 PTI_REAL_DECL (Waitall);
@@ -586,7 +587,8 @@ pti_p_Testall (int pti_h_, int rc, MPI_Status *st, int count, MPI_Request reqs[]
 }
 PTI_POLL_FAST (Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]),
                pti_cap_poll_match_reqs (PTI_C_Testall, count, reqs),
-               pti_statuses_or_scratch (count, statuses), PTI_REAL (Testall) (count, reqs, flag, st),
+               statuses == MPI_STATUSES_IGNORE ? local : statuses,
+               PTI_REAL (Testall) (count, reqs, flag, st),
                !*flag, count, reqs, flag, statuses)
 
 PTI_REAL_DECL (Waitany);
@@ -642,7 +644,7 @@ pti_p_Testany (int pti_h_, int rc, MPI_Status *st, int count, MPI_Request reqs[]
 }
 PTI_POLL_FAST (Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status),
                pti_cap_poll_match_reqs (PTI_C_Testany, count, reqs),
-               pti_status_or_local (status, &local),
+               pti_status_or_local (status, local),
                PTI_REAL (Testany) (count, reqs, index, flag, st), !*flag,
                count, reqs, index, flag, status)
 
@@ -683,7 +685,7 @@ PTI_POLL_FAST (Testany, (int count, MPI_Request reqs[], int *index, int *flag, M
   PTI_POLL_FAST (name, (int count, MPI_Request reqs[], int *outcount, int indices[], \
                         MPI_Status statuses[]), \
                  pti_cap_poll_match_reqs (PTI_C_##name, count, reqs), \
-                 pti_statuses_or_scratch (count, statuses), \
+                 statuses == MPI_STATUSES_IGNORE ? local : statuses, \
                  PTI_REAL (name) (count, reqs, outcount, indices, st), *outcount == 0, \
                  count, reqs, outcount, indices, statuses)
 

@@ -7,10 +7,12 @@
  * takes part in the collectives and, once rank 0 is done polling, sends
  * what its receives wait for.
  *   polls        the cases below
- *   polls spin   rank 0 polls one receive with MPI_Testany until rank 1's
- *                message completes it, and prints "polls N" (N calls): the
- *                poll that finds it is made as an untimed repeat would be,
- *                and must be recorded with what it completed. */
+ *   polls spin [testall|testsome]
+ *                rank 0 polls one receive with MPI_Testany (or the call
+ *                named, its statuses ignored) until rank 1's message
+ *                completes it, and prints "polls N" (N calls): the poll
+ *                that finds it is made as an untimed repeat would be, and
+ *                must be recorded with what it completed. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -24,9 +26,9 @@
   } while (0)
 
 static void
-spin (int rank)
+spin (int rank, const char *call)
 {
-  int v = 0, index, flag = 0;
+  int v = 0, index, flag = 0, outcount, indices[1];
   MPI_Request rq;
   long n = 0;
   if (rank == 0)
@@ -39,7 +41,13 @@ spin (int rank)
   }
   else {
     while (!flag) {
-      CHECK (MPI_Testany (1, &rq, &index, &flag, MPI_STATUS_IGNORE));
+      if (strcmp (call, "testall") == 0)
+        CHECK (MPI_Testall (1, &rq, &flag, MPI_STATUSES_IGNORE));
+      else if (strcmp (call, "testsome") == 0) {
+        CHECK (MPI_Testsome (1, &rq, &outcount, indices, MPI_STATUSES_IGNORE));
+        flag = outcount > 0;
+      } else
+        CHECK (MPI_Testany (1, &rq, &index, &flag, MPI_STATUS_IGNORE));
       n++;
     }
     printf ("polls %ld\n", n);
@@ -53,7 +61,7 @@ main (int argc, char **argv)
   int rank, v[16] = { 0 }, index, flag, outcount, indices[9];
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   if (argc > 1 && strcmp (argv[1], "spin") == 0) {
-    spin (rank);
+    spin (rank, argc > 2 ? argv[2] : "testany");
     MPI_Finalize ();
     return 0;
   }
