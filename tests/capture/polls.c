@@ -3,9 +3,9 @@
  * before it (capture/capture-private.h), compared in place; these are the
  * cases where they look alike but are not the same poll, each of which must
  * be a record of its own (golden/polls.txt); and calls recorded by name,
- * whose repeats the capture adds to a run without encoding them.  Rank 0 polls; rank 1 only
- * takes part in the collectives and, once rank 0 is done polling, sends
- * what its receives wait for.
+ * whose repeats the capture adds to a run without encoding them.  Rank 0
+ * polls; rank 1 only takes part in the collectives and, once rank 0 is
+ * done polling, sends what its receives wait for.
  *   polls        the cases below
  *   polls spin [testall|testsome]
  *                rank 0 polls one receive with MPI_Testany (or the call
@@ -38,8 +38,7 @@ spin (int rank, const char *call)
     /* late enough that rank 0 has polled in vain before */
     nanosleep (&(struct timespec) { .tv_nsec = 20000000 }, NULL);
     CHECK (MPI_Send (&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
-  }
-  else {
+  } else {
     while (!flag) {
       if (strcmp (call, "testall") == 0)
         CHECK (MPI_Testall (1, &rq, &flag, MPI_STATUSES_IGNORE));
@@ -65,7 +64,7 @@ main (int argc, char **argv)
     MPI_Finalize ();
     return 0;
   }
-  MPI_Request a[2], b[1], c[2], t, many[9];
+  MPI_Request a[1], b[1], c[2], t, many[9];
   if (rank == 0) {
     /* requests 1 to 4, tags 1 to 4, completed at the end */
     CHECK (MPI_Irecv (&v[1], 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &a[0]));

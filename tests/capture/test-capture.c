@@ -257,8 +257,8 @@ test_c_kernel (void)
 
 /* The poll that finds the message after N - 1 that found nothing, itself
  * made as an untimed repeat: every call counted, the last recorded with
- * what it completed.  @data: the call, what its line says when it found
- * nothing, and when it found the message. */
+ * what it completed.  @data: the call (polls.c's argument), its name, and
+ * how its line ends when it found nothing and when it found the message. */
 static void
 test_polls_spin (gconstpointer data)
 {
