@@ -48,7 +48,7 @@ typedef struct {
 /* A poll's own arguments as the program passed them (the request handles,
  * iprobe's source, tag and communicator), to tell before the call, without
  * encoding a record, whether it repeats the poll that found nothing just
- * before it (pti_cap_poll_match). */
+ * before it (pti_cap_poll_match_reqs, _probe). */
 #define PTI_CAP_POLL_REQS 8
 typedef struct {
   int code;                          /* 0: none (too many requests) */
@@ -59,42 +59,73 @@ typedef struct {
 } PtiCapPollKey;
 
 typedef struct {
+  /* What every call touches comes first, in as few cache lines as it
+   * takes: a program that sweeps memory between its calls (HPC Challenge's
+   * RandomAccess between its polls) pays a miss per line.  The first line
+   * holds what a repeated poll touches but its key, which follows. */
   volatile int phase;                /* PtiCapPhase */
-  int fd;
-  int world_rank, world_size;
-  pid_t pid;                         /* the process that opened the file */
-  char path[4160];
-
+  int thread_multiple;               /* serialise recording (pti_cap_lock) */
+  /* What a signal handler reports as "the call it was in". */
+  volatile int cur_code;
+  int run_period, run_next;          /* runs: see hist below */
+  bool hist_adjacent;
   /* The block being filled: records [0, len) are complete ("committed");
    * a signal handler writes exactly those. */
-  uint8_t *buf;
-  size_t cap;
   volatile size_t len;
-  uint32_t crc_table[256];
-
+  size_t hist_end;
+  /* A signal handler's END record, to take back if the program goes on. */
+  volatile int64_t signal_end_at;
   /* Call records written: MPI calls (what regions count, region-hooks.h)
    * and POSIX file calls (1.3); END says their sum. */
-  uint64_t calls, posix_calls;
-  /* Point-to-point sends (not persistent ones), for regions (region-hooks.h). */
-  uint64_t msgs_sent, bytes_sent;
+  uint64_t calls;
+  struct {
+    uint64_t count, burst, cpu, dur;
+    bool cpu_ok;
+  } run[2];
+  /* poll[h]: the arguments of hist[h] when it is a poll that found nothing
+   * (code 0 if not), which the next poll compares with its own */
+  PtiCapPollKey poll[2];
+
+  /* Then what a timed call touches. */
+  uint8_t *buf;
+  size_t cap;
+  uint64_t posix_calls;
   uint64_t t_last_exit;              /* ns since load, when the last call returned */
   uint64_t t_last_flush, flush_interval;
-  int thread_multiple;               /* serialise recording (pti_cap_lock) */
-
+  /* The clock of records once MPI_Init returned: the TSC, when it runs at a
+   * constant rate, calibrated against CLOCK_MONOTONIC from load to
+   * MPI_Init (ns = ns0 + (tsc - tsc0) * mult / 2^32); mult 0: no TSC. */
+  uint64_t tsc0, ns0, tsc_mult;
   /* CPU time of bursts (FORMAT.md 5.3) */
   int cpu_mode;
   volatile const uint32_t *switch_seq;   /* perf_event page's seqlock */
   uint32_t anchor_seq;
   uint64_t anchor_wall, anchor_cpu, cpu_last_exit;
-  char cpu_note[160];
+  volatile uint32_t cur_name;        /* with cur_code, for a generic call */
+
+  /* Runs of repeated calls (REPEAT, FORMAT.md 6.6).  hist: the last two
+   * call records if they may repeat (code 0: not), [1] the newer;
+   * hist_end: the buffer length right after [1]; hist_adjacent: [0] came
+   * right before [1]; run: the pending REPEAT, per element (run_period of
+   * them, run_next the one a period-2 run expects next). */
+  struct {
+    int code;
+    uint8_t result[32], result_len;
+  } hist[2];
 
   /* Repeat cache: last args bytes per code. */
   uint8_t rep_len[PTI_CAPTURE_CODE_MAX];
   uint8_t rep[PTI_CAPTURE_CODE_MAX][PTI_CAPTURE_REPEAT_MAX];
 
-  /* What a signal handler reports as "the call it was in". */
-  volatile int cur_code;
-  volatile uint32_t cur_name;
+  int fd;
+  int world_rank, world_size;
+  pid_t pid;                         /* the process that opened the file */
+  char path[4160];
+  uint32_t crc_table[256];
+
+  /* Point-to-point sends (not persistent ones), for regions (region-hooks.h). */
+  uint64_t msgs_sent, bytes_sent;
+  char cpu_note[160];
 
   /* Tables (open addressing, grown when half full). */
   PtiCapReq *reqs; size_t req_cap, req_n;
@@ -105,34 +136,8 @@ typedef struct {
   MPI_Op *user_ops; size_t user_ops_n, user_ops_cap;
   MPI_Group world_group;
 
-  /* Runs of repeated calls (REPEAT, FORMAT.md 6.6).  hist: the last two
-   * call records if they may repeat (code 0: not), [1] the newer, and the
-   * buffer length right after [1]; run: the pending REPEAT, per element. */
-  struct {
-    int code;
-    uint8_t result[32], result_len;
-  } hist[2];
-  size_t hist_end;
-  bool hist_adjacent;
-  int run_period, run_next;
-  struct {
-    uint64_t count, burst, cpu, dur;
-    bool cpu_ok;
-  } run[2];
-  /* poll[h]: the arguments of hist[h] when it is a poll that found nothing
-   * (code 0 if not), which the next poll compares with its own; polls
-   * counted without a clock read since the flush interval was last looked at */
-  PtiCapPollKey poll[2];
-  uint32_t poll_untimed;
-
-  /* A signal handler's END record, to take back if the program goes on. */
-  volatile int64_t signal_end_at;
   uint64_t t0_realtime;
   struct timespec t0;
-  /* The clock of records once MPI_Init returned: the TSC, when it runs at a
-   * constant rate, calibrated against CLOCK_MONOTONIC from load to
-   * MPI_Init (ns = ns0 + (tsc - tsc0) * mult / 2^32); mult 0: no TSC. */
-  uint64_t tsc0, ns0, tsc_mult;
   char clock_note[96];
   char dur_floor[32];              /* HEADER dur_floor_ns: pti_cap_measure_floor () */
 } PtiCap;
@@ -408,15 +413,10 @@ pti_cap_args_end (PtiRec *r)
 void pti_cap_commit_slow (void);
 bool pti_cap_run_step (PtiRec *r, bool repeatable);
 
-/* Commit a call record.  @repeatable: it changes nothing a reader tracks
- * (a call recorded by name, a poll that found nothing), so a run of
- * identical ones becomes one record and a REPEAT. */
+/* The end of every call recorded, its record committed or absorbed. */
 static inline void
-pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
+pti_cap_commit_end (PtiCall *c)
 {
-  if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
-    r->p = r->head;   /* absorbed by the run */
-  __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
   if (PTI_CAP_UNLIKELY (PTI_CAPTURE_IS_POSIX (c->code)))
     pti_cap.posix_calls++;
   else
@@ -430,6 +430,18 @@ pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
   if (PTI_CAP_UNLIKELY (pti_cap_locked))
     pti_cap_unlock_slow ();
   pti_cap_depth--;
+}
+
+/* Commit a call record.  @repeatable: it changes nothing a reader tracks
+ * (a call recorded by name, a poll that found nothing), so a run of
+ * identical ones becomes one record and a REPEAT. */
+static inline void
+pti_cap_commit_rep (PtiCall *c, PtiRec *r, bool repeatable)
+{
+  if (PTI_CAP_UNLIKELY (repeatable || pti_cap.hist[1].code != 0) && pti_cap_run_step (r, repeatable))
+    r->p = r->head;   /* absorbed by the run */
+  __atomic_store_n (&pti_cap.len, (size_t) (r->p - pti_cap.buf), __ATOMIC_RELEASE);
+  pti_cap_commit_end (c);
 }
 
 static inline void
@@ -447,48 +459,85 @@ pti_cap_commit (PtiCall *c, PtiRec *r)
  * record.  Its time, and that of the computation before it, goes to the
  * burst of the next timed call, which the replay prices as computation just
  * as it priced the poll's own time.  The wrapper's protocol:
- *   PtiCapPollKey k;  int h = -1;
- *   if (pti_cap_poll_armed (code)) { fill k; h = pti_cap_poll_match (&k); }
+ *   int h = pti_cap_poll_match_reqs (code, n, reqs);   (or _probe)
  *   if (h >= 0) {
  *     pti_cap_poll_enter (code); rc = REAL (...); pti_cap_poll_leave ();
  *     if (rc == MPI_SUCCESS && found nothing) { pti_cap_poll_again (h); return rc; }
+ *     (the handles before the call are pti_cap.poll[h].req)
  *     if (!pti_cap_begin (&c, code)) return rc;   (timed from its return: dur ~ 0)
  *   } else { the usual begin and call }
- *   ... record, with r.poll = &k when it found nothing, then commit. */
+ *   ... record, with r.poll = its key (pti_cap_poll_key_*) when it found
+ *   nothing, then commit.
+ * A repeat is told by comparing the arguments as passed with the stored key
+ * of hist[h] in place: the wrapper builds a key only for a poll it records.
+ * poll[h].code is 0 or hist[h].code (pti_cap_run_step sets and clears them
+ * together), and a key's code says which arguments it holds. */
 
-static inline bool
-pti_cap_poll_armed (int code)
+/* Nothing stands in the way of an untimed repeat: recording is on, not
+ * nested, single-threaded, no signal's END pending, nothing recorded since
+ * hist[1]. */
+static inline __attribute__ ((always_inline)) bool
+pti_cap_poll_quiet (void)
 {
-  return PTI_CAP_UNLIKELY (pti_cap.poll[1].code == code || pti_cap.poll[0].code == code);
+  return pti_cap.phase == PTI_CAP_ON && !pti_cap_depth && !pti_cap.thread_multiple
+         && pti_cap.signal_end_at < 0 && pti_cap.hist_end == pti_cap.len;
 }
 
 static inline __attribute__ ((always_inline)) bool
-pti_cap_poll_same (int h, const PtiCapPollKey *k)
+pti_cap_poll_same_reqs (int h, int code, int n, const MPI_Request *reqs)
 {
   const PtiCapPollKey *p = &pti_cap.poll[h];
-  if (p->code != k->code || pti_cap.hist[h].code != k->code || p->n != k->n
-      || p->source != k->source || p->tag != k->tag || p->comm != k->comm)
+  if (p->code != code || p->n != n)
     return false;
-  for (int i = 0; i < k->n; i++)
-    if (p->req[i] != k->req[i])
+  for (int i = 0; i < n; i++)
+    if (p->req[i] != reqs[i])
       return false;
   return true;
 }
 
-/* Which of hist[0], hist[1] the poll @k would repeat, -1 if none or if it
- * must be recorded the usual way. */
-static inline __attribute__ ((always_inline)) int
-pti_cap_poll_match (const PtiCapPollKey *k)
+static inline __attribute__ ((always_inline)) bool
+pti_cap_poll_same_probe (int h, int code, int source, int tag, MPI_Comm comm)
 {
-  if (k->code == 0 || pti_cap.phase != PTI_CAP_ON || pti_cap_depth || pti_cap.thread_multiple
-      || pti_cap.signal_end_at >= 0 || pti_cap.hist_end != pti_cap.len)
+  const PtiCapPollKey *p = &pti_cap.poll[h];
+  return p->code == code && p->source == source && p->tag == tag && p->comm == comm;
+}
+
+/* The candidate a poll may repeat: the element a period-2 run expects next,
+ * else hist[1]; hist[0] only as the second of two adjacent calls before any
+ * run (pti_cap_poll_match_*). */
+static inline __attribute__ ((always_inline)) int
+pti_cap_poll_first (void)
+{
+  return pti_cap.run_period == 2 ? pti_cap.run_next : 1;
+}
+
+static inline __attribute__ ((always_inline)) bool
+pti_cap_poll_second (void)
+{
+  return pti_cap.run_period == 0 && pti_cap.hist_adjacent;
+}
+
+/* Which of hist[0], hist[1] the request-array poll @code on @n handles
+ * @reqs would repeat, -1 if none or if it must be recorded the usual way. */
+static inline __attribute__ ((always_inline)) int
+pti_cap_poll_match_reqs (int code, int n, const MPI_Request *reqs)
+{
+  int h = pti_cap_poll_first ();
+  if (!pti_cap_poll_same_reqs (h, code, n, reqs)
+      && (h = 0, !pti_cap_poll_second () || !pti_cap_poll_same_reqs (0, code, n, reqs)))
     return -1;
-  int h = pti_cap.run_period == 2 ? pti_cap.run_next : 1;
-  if (pti_cap_poll_same (h, k))
-    return h;
-  if (pti_cap.run_period == 0 && pti_cap.hist_adjacent && pti_cap_poll_same (0, k))
-    return 0;
-  return -1;
+  return pti_cap_poll_quiet () ? h : -1;
+}
+
+/* The same for an iprobe of @source, @tag on @comm. */
+static inline __attribute__ ((always_inline)) int
+pti_cap_poll_match_probe (int code, int source, int tag, MPI_Comm comm)
+{
+  int h = pti_cap_poll_first ();
+  if (!pti_cap_poll_same_probe (h, code, source, tag, comm)
+      && (h = 0, !pti_cap_poll_second () || !pti_cap_poll_same_probe (0, code, source, tag, comm)))
+    return -1;
+  return pti_cap_poll_quiet () ? h : -1;
 }
 
 static inline void
@@ -505,7 +554,31 @@ pti_cap_poll_leave (void)
   pti_cap_depth--;
 }
 
-void pti_cap_poll_again (int h);
+void pti_cap_poll_run_start (int h);
+void pti_cap_poll_tick (void);
+
+/* A poll that repeated hist[@h] (pti_cap_poll_match_*) and found nothing
+ * again: one more in the run, untimed (burst and dur 0 in its element,
+ * FORMAT.md 6.6); the time it took stays in the next timed call's burst.
+ * Once every 1,024 calls (timed or not) the clock is read here
+ * (pti_cap_poll_tick), so that the flush interval holds in a program that
+ * only polls: a timed call looks at it itself (pti_cap_commit_rep). */
+static inline __attribute__ ((always_inline)) void
+pti_cap_poll_again (int h)
+{
+  int j = 0;
+  if (PTI_CAP_UNLIKELY (pti_cap.run_period != 1)) {
+    if (pti_cap.run_period == 0)
+      pti_cap_poll_run_start (h);
+    else {
+      j = h;
+      pti_cap.run_next ^= 1;
+    }
+  }
+  pti_cap.run[j].count++;
+  if (PTI_CAP_UNLIKELY ((++pti_cap.calls & 1023) == 0))
+    pti_cap_poll_tick ();
+}
 
 /* A request-array poll's key: code 0 (recorded the usual way) for more
  * requests than it holds. */

@@ -24,7 +24,8 @@
 #endif
 #define PTI_CAP_WRITER "pticapture " PTI_VERSION
 
-PtiCap pti_cap = { .phase = PTI_CAP_OFF, .fd = -1, .signal_end_at = -1 };
+/* On a line of its own: its first line is what a repeated poll touches. */
+PtiCap pti_cap __attribute__ ((aligned (64))) = { .phase = PTI_CAP_OFF, .fd = -1, .signal_end_at = -1 };
 __thread int pti_cap_depth __attribute__ ((tls_model ("initial-exec")));
 __thread int pti_cap_locked __attribute__ ((tls_model ("initial-exec")));
 
@@ -234,14 +235,14 @@ pti_cap_run_close (void)
   pti_cap_hist_clear ();
 }
 
-static bool
+static inline __attribute__ ((always_inline)) bool
 pti_cap_hist_matches (int h, const PtiRec *r, size_t rlen)
 {
   return pti_cap.hist[h].code == r->code && (*r->head & 1) && rlen == pti_cap.hist[h].result_len
          && pti_cap_same (r->result, pti_cap.hist[h].result, rlen);
 }
 
-static void
+static inline __attribute__ ((always_inline)) void
 pti_cap_run_absorb (int j, const PtiRec *r)
 {
   pti_cap.run[j].count++;
@@ -323,31 +324,24 @@ pti_cap_run_step (PtiRec *r, bool repeatable)
   return false;
 }
 
-/* A poll that repeated hist[@h] (pti_cap_poll_match) and found nothing
- * again: one more in the run, untimed (burst and dur 0 in its element,
- * FORMAT.md 6.6); the time it took stays in the next timed call's burst.
- * Every 1,024 such calls the clock is read once, so that the flush
- * interval holds in a program that only polls. */
+/* The first untimed repeat of hist[@h] starts a run: of period 1 if it
+ * repeats the newest call, else of the two adjacent ones, its element 0
+ * being hist[0]. */
 void
-pti_cap_poll_again (int h)
+pti_cap_poll_run_start (int h)
 {
-  int j = 0;
-  if (pti_cap.run_period == 0) {
-    pti_cap_run_start (h == 1 ? 1 : 2);
-    pti_cap.run_next = 1;
-  } else if (pti_cap.run_period == 2) {
-    j = h;
-    pti_cap.run_next ^= 1;
-  }
-  pti_cap.run[j].count++;
-  pti_cap.calls++;
-  if (PTI_CAP_UNLIKELY ((++pti_cap.poll_untimed & 1023) == 0)) {
-    uint64_t now = pti_cap_now ();
-    if (now - pti_cap.t_last_flush >= pti_cap.flush_interval) {
-      if (pti_cap.len > 0)
-        pti_cap_flush ();
-      pti_cap.t_last_flush = now;
-    }
+  pti_cap_run_start (h == 1 ? 1 : 2);
+  pti_cap.run_next = 1;
+}
+
+void
+pti_cap_poll_tick (void)
+{
+  uint64_t now = pti_cap_now ();
+  if (now - pti_cap.t_last_flush >= pti_cap.flush_interval) {
+    if (pti_cap.len > 0)
+      pti_cap_flush ();
+    pti_cap.t_last_flush = now;
   }
 }
 
@@ -1113,16 +1107,14 @@ pti_cap_op_freed (MPI_Op op)
 extern uint32_t pti_cap_generic_ids[];
 static uint32_t pti_cap_next_name = 1;
 
-uint32_t
-pti_cap_generic_name (uint32_t index)
+/* The first call of a generic function: its NAME record. */
+static __attribute__ ((noinline)) uint32_t
+pti_cap_generic_name_new (uint32_t index)
 {
-  uint32_t id = pti_cap_generic_ids[index];
-  if (id != 0)
-    return id;
   const char *name = pti_cap_generic_names[index];
   PtiRec r;
   pti_cap_rec_start (&r, PTI_REC_NAME, strlen (name) + 24);
-  id = pti_cap_next_name++;
+  uint32_t id = pti_cap_next_name++;
   pti_put_u (&r, id);
   pti_cap_put_string (&r, name);
   pti_cap_rec_commit (&r);
@@ -1130,11 +1122,45 @@ pti_cap_generic_name (uint32_t index)
   return id;
 }
 
+uint32_t
+pti_cap_generic_name (uint32_t index)
+{
+  uint32_t id = pti_cap_generic_ids[index];
+  return PTI_CAP_LIKELY (id != 0) ? id : pti_cap_generic_name_new (index);
+}
+
+/* A generic call that the pending run of period 1 would absorb: it
+ * returned MPI_SUCCESS, the run's element is a generic call (whose args,
+ * the name's id, are then those of the repeat cache: every generic record
+ * since hist[1] was absorbed) with no result, and the repeat cache holds
+ * @id.  pti_cap_record, pti_cap_args_end and pti_cap_run_step would encode
+ * its record and then drop it into the run; this adds its timing to the
+ * run without encoding it, leaving the same state. */
+static inline __attribute__ ((always_inline)) bool
+pti_cap_generic_absorb (PtiCall *c, uint32_t id, int rc)
+{
+  if (rc != MPI_SUCCESS || pti_cap.run_period != 1 || pti_cap.hist[1].code != PTI_C_generic
+      || pti_cap.hist_end != pti_cap.len || pti_cap.hist[1].result_len != 0 || id >= 0x80
+      || pti_cap.rep_len[PTI_C_generic] != 2 || pti_cap.rep[PTI_C_generic][0] != id)
+    return false;
+  uint64_t t_exit = pti_cap_now ();
+  if (PTI_CAP_UNLIKELY (t_exit < c->t_entry))
+    t_exit = c->t_entry;
+  PtiRec r = { .burst = c->t_entry - pti_cap.t_last_exit, .cpu = c->burst_cpu,
+               .dur = t_exit - c->t_entry };
+  pti_cap.t_last_exit = t_exit;
+  pti_cap_run_absorb (0, &r);
+  pti_cap_commit_end (c);
+  return true;
+}
+
 void
 pti_cap_generic (PtiCall *c, uint32_t index, int rc)
 {
   pti_cap_lock ();
   uint32_t id = pti_cap_generic_name (index);
+  if (pti_cap_generic_absorb (c, id, rc))
+    return;
   PtiRec r;
   pti_cap_record (c, &r, rc, 16);
   pti_put_u (&r, id);

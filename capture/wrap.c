@@ -236,28 +236,58 @@ PTI_EXPORT_AS (Sendrecv_replace, pti_w_Sendrecv_replace);
 
 /* ---- probes: PROBE, IPROBE, MRECV, MPOST ---- */
 
-/* The start of a poll's wrapper (capture-private.h, "polls that find
- * nothing again"): KEY fills key @k when the poll may repeat the last one;
- * then the call CALL is made into @rc, and the wrapper returns when the
- * call was only counted (it found nothing, NOTHING true) or is not
- * recorded (PLAIN: the call as the program made it).  Otherwise the call
- * @c has begun, and @pti_h_ >= 0 says it was timed from its return;
- * SLOW_CALL is the call made when it is timed from the start (it may keep
- * the handles first). */
-#define PTI_POLL_BEGIN(c, k, code, KEY, rc, call, slow_call, plain, nothing) \
-  int pti_h_ = -1; \
-  if (pti_cap_poll_armed (code)) { \
-    KEY; \
-    pti_h_ = pti_cap_poll_match (&(k)); \
-  } \
-  if (pti_h_ >= 0) { \
-    pti_cap_poll_enter (code); \
-    rc = call; \
+/* A poll's wrapper comes in two parts, so that the frequent case runs in a
+ * small frame of its own.  pti_w_NAME (PARAMS), made by PTI_POLL_FAST,
+ * makes the call itself only when MATCH says it may repeat the last poll
+ * (capture-private.h, "polls that find nothing again"): into @st (ST, which
+ * may use @local, room for the statuses of as many requests as a key
+ * holds, so as many as the poll has) by CALL; when it finds nothing again (NOTHING) it is only
+ * counted.  Anything else goes to pti_p_NAME (h, rc, st, ...) (the
+ * macro's last arguments: those of pti_w_NAME), the
+ * wrapper proper: with @h >= 0 and @st, the call was made (returning @rc),
+ * and PTI_POLL_RESUME begins it, timed from its return, after FOUND (the
+ * handles before the call are still those of pti_cap.poll[h]); with @h < 0
+ * (@st NULL), PTI_POLL_RESUME begins the call and makes it by SLOW_CALL,
+ * or returns PLAIN (the call as the program made it) if it is not
+ * recorded. */
+#define PTI_POLL_FAST(name, params, MATCH, ST, CALL, NOTHING, ...) \
+  PTI_POLL_ENTRIES (name, params, __VA_ARGS__) \
+  static int pti_w_##name params \
+  { \
+    int h = MATCH; \
+    if (h < 0) \
+      return pti_s_##name (__VA_ARGS__); \
+    MPI_Status local[PTI_CAP_POLL_REQS], *st = ST; \
+    (void) local; \
+    pti_cap_poll_enter (PTI_C_##name); \
+    int rc = CALL; \
     pti_cap_poll_leave (); \
-    if (rc == MPI_SUCCESS && (nothing)) { \
-      pti_cap_poll_again (pti_h_); \
+    if (PTI_CAP_LIKELY (rc == MPI_SUCCESS && (NOTHING))) { \
+      pti_cap_poll_again (h); \
       return rc; \
     } \
+    return pti_f_##name (h, rc, st, __VA_ARGS__); \
+  } \
+  PTI_EXPORT_AS (name, pti_w_##name);
+
+/* The two ways into pti_p_NAME, out of the fast part's way: the poll made
+ * and not only counted (pti_f_), the usual call (pti_s_, a tail call). */
+#define PTI_POLL_ENTRIES(name, params, ...) \
+  static __attribute__ ((noinline)) int pti_f_##name (int h, int rc, MPI_Status *st, \
+                                                      PTI_UNPAREN params) \
+  { \
+    return pti_p_##name (h, rc, st, __VA_ARGS__); \
+  } \
+  static __attribute__ ((noinline)) int pti_s_##name params \
+  { \
+    return pti_p_##name (-1, 0, NULL, __VA_ARGS__); \
+  }
+
+#define PTI_UNPAREN(...) __VA_ARGS__
+
+#define PTI_POLL_RESUME(c, code, h, rc, found, slow_call, plain) \
+  if ((h) >= 0) { \
+    found; \
     if (!pti_cap_begin (&(c), code)) \
       return rc; \
   } else { \
@@ -313,23 +343,23 @@ pti_rec_probe (PtiCall *c, int rc, int source, int tag, MPI_Comm comm, const int
 /* Iprobe, Improbe: polls */
 #define PTI_WRAP_IPROBE(name, params, args) \
   PTI_REAL_DECL (name); \
-  static int pti_w_##name params \
+  static inline __attribute__ ((always_inline)) int pti_p_##name (int h, int rc, MPI_Status *st, \
+                                                                  PTI_UNPAREN params) \
   { \
     PtiCall c; \
-    PtiCapPollKey k; \
-    int rc; \
-    MPI_Status local, *st = pti_status_or_local (status, &local); \
+    MPI_Status local; \
     MPI_Status *status_in = status; \
-    status = st; \
-    PTI_POLL_BEGIN (c, k, PTI_C_##name, \
-                    pti_cap_poll_key_probe (&k, PTI_C_##name, source, tag, comm), \
-                    rc, PTI_REAL (name) args, PTI_REAL (name) args, \
-                    (status = status_in, PTI_REAL (name) args), !*flag) \
-    (void) pti_h_; \
+    if (st == NULL) \
+      st = pti_status_or_local (status, &local); \
+    PTI_POLL_RESUME (c, PTI_C_##name, h, rc, (void) 0, \
+                     (status = st, PTI_REAL (name) args), PTI_REAL (name) args) \
+    status = status_in; \
     pti_rec_probe (&c, rc, source, tag, comm, flag, st); \
     return rc; \
   } \
-  PTI_EXPORT_AS (name, pti_w_##name);
+  PTI_POLL_FAST (name, params, pti_cap_poll_match_probe (PTI_C_##name, source, tag, comm), \
+                 pti_status_or_local (status, local), (status = st, PTI_REAL (name) args), \
+                 !*flag, PTI_UNPAREN args)
 
 PTI_WRAP_PROBE (Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
                 (source, tag, comm, status))
@@ -452,19 +482,17 @@ pti_w_Wait (MPI_Request *request, MPI_Status *status)
 PTI_EXPORT_AS (Wait, pti_w_Wait);
 
 PTI_REAL_DECL (Test);
-static int
-pti_w_Test (MPI_Request *request, int *flag, MPI_Status *status)
+static inline __attribute__ ((always_inline)) int
+pti_p_Test (int pti_h_, int rc, MPI_Status *st, MPI_Request *request, int *flag, MPI_Status *status)
 {
   PtiCall c;
   PtiCapPollKey k;
-  int rc;
-  MPI_Request h = *request;
-  MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Test, pti_cap_poll_key_reqs (&k, PTI_C_Test, 1, &h), rc,
-                  PTI_REAL (Test) (request, flag, st), PTI_REAL (Test) (request, flag, st),
-                  PTI_REAL (Test) (request, flag, status),
-                  !*flag)
-  (void) pti_h_;
+  MPI_Status local;
+  MPI_Request h = pti_h_ >= 0 ? pti_cap.poll[pti_h_].req[0] : *request;
+  if (st == NULL)
+    st = pti_status_or_local (status, &local);
+  PTI_POLL_RESUME (c, PTI_C_Test, pti_h_, rc, (void) 0, PTI_REAL (Test) (request, flag, st),
+                   PTI_REAL (Test) (request, flag, status))
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64);
   pti_put_u (&r, pti_cap_req_ref (h));
@@ -477,22 +505,24 @@ pti_w_Test (MPI_Request *request, int *flag, MPI_Status *status)
   pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, 1, &h);
   return rc;
 }
-PTI_EXPORT_AS (Test, pti_w_Test);
+PTI_POLL_FAST (Test, (MPI_Request *request, int *flag, MPI_Status *status),
+               pti_cap_poll_match_reqs (PTI_C_Test, 1, request),
+               pti_status_or_local (status, local), PTI_REAL (Test) (request, flag, st), !*flag,
+               request, flag, status)
 
 PTI_REAL_DECL (Request_get_status);
-static int
-pti_w_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
+static inline __attribute__ ((always_inline)) int
+pti_p_Request_get_status (int pti_h_, int rc, MPI_Status *st, MPI_Request request, int *flag,
+                          MPI_Status *status)
 {
   PtiCall c;
   PtiCapPollKey k;
-  int rc;
-  MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Request_get_status,
-                  pti_cap_poll_key_reqs (&k, PTI_C_Request_get_status, 1, &request), rc,
-                  PTI_REAL (Request_get_status) (request, flag, st),
-                  PTI_REAL (Request_get_status) (request, flag, st),
-                  PTI_REAL (Request_get_status) (request, flag, status), !*flag)
-  (void) pti_h_;
+  MPI_Status local;
+  if (st == NULL)
+    st = pti_status_or_local (status, &local);
+  PTI_POLL_RESUME (c, PTI_C_Request_get_status, pti_h_, rc, (void) 0,
+                   PTI_REAL (Request_get_status) (request, flag, st),
+                   PTI_REAL (Request_get_status) (request, flag, status))
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64);
   pti_put_u (&r, pti_cap_req_ref (request));
@@ -505,7 +535,10 @@ pti_w_Request_get_status (MPI_Request request, int *flag, MPI_Status *status)
   pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, 1, &request);
   return rc;
 }
-PTI_EXPORT_AS (Request_get_status, pti_w_Request_get_status);
+PTI_POLL_FAST (Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
+               pti_cap_poll_match_reqs (PTI_C_Request_get_status, 1, &request),
+               pti_status_or_local (status, local),
+               PTI_REAL (Request_get_status) (request, flag, st), !*flag, request, flag, status)
 
 PTI_REAL_DECL (Waitall);
 static int
@@ -529,21 +562,17 @@ pti_w_Waitall (int count, MPI_Request reqs[], MPI_Status statuses[])
 PTI_EXPORT_AS (Waitall, pti_w_Waitall);
 
 PTI_REAL_DECL (Testall);
-static int
-pti_w_Testall (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+static inline __attribute__ ((always_inline)) int
+pti_p_Testall (int pti_h_, int rc, MPI_Status *st, int count, MPI_Request reqs[], int *flag,
+               MPI_Status statuses[])
 {
   PtiCall c;
   PtiCapPollKey k;
-  int rc;
   MPI_Request *h = NULL;
-  MPI_Status *st = NULL;
-  PTI_POLL_BEGIN (c, k, PTI_C_Testall, pti_cap_poll_key_reqs (&k, PTI_C_Testall, count, reqs), rc,
-                  PTI_REAL (Testall) (count, reqs, flag, st = pti_statuses_or_scratch (count, statuses)),
-                  (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses),
-                   PTI_REAL (Testall) (count, reqs, flag, st)),
-                  PTI_REAL (Testall) (count, reqs, flag, statuses), !*flag)
-  if (pti_h_ >= 0)
-    h = pti_copy_reqs (count, k.req);
+  PTI_POLL_RESUME (c, PTI_C_Testall, pti_h_, rc, h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req),
+                   (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses),
+                    PTI_REAL (Testall) (count, reqs, flag, st)),
+                   PTI_REAL (Testall) (count, reqs, flag, statuses))
   PtiRec r;
   pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 48);
   pti_put_refs (&r, count, h);
@@ -556,7 +585,11 @@ pti_w_Testall (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
   pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, count, h);
   return rc;
 }
-PTI_EXPORT_AS (Testall, pti_w_Testall);
+PTI_POLL_FAST (Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]),
+               pti_cap_poll_match_reqs (PTI_C_Testall, count, reqs),
+               statuses == MPI_STATUSES_IGNORE ? local : statuses,
+               PTI_REAL (Testall) (count, reqs, flag, st),
+               !*flag, count, reqs, flag, statuses)
 
 PTI_REAL_DECL (Waitany);
 static int
@@ -583,20 +616,19 @@ pti_w_Waitany (int count, MPI_Request reqs[], int *index, MPI_Status *status)
 PTI_EXPORT_AS (Waitany, pti_w_Waitany);
 
 PTI_REAL_DECL (Testany);
-static int
-pti_w_Testany (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+static inline __attribute__ ((always_inline)) int
+pti_p_Testany (int pti_h_, int rc, MPI_Status *st, int count, MPI_Request reqs[], int *index,
+               int *flag, MPI_Status *status)
 {
   PtiCall c;
   PtiCapPollKey k;
-  int rc;
   MPI_Request *h = NULL;
-  MPI_Status local, *st = pti_status_or_local (status, &local);
-  PTI_POLL_BEGIN (c, k, PTI_C_Testany, pti_cap_poll_key_reqs (&k, PTI_C_Testany, count, reqs), rc,
-                  PTI_REAL (Testany) (count, reqs, index, flag, st),
-                  (h = pti_copy_reqs (count, reqs), PTI_REAL (Testany) (count, reqs, index, flag, st)),
-                  PTI_REAL (Testany) (count, reqs, index, flag, status), !*flag)
-  if (pti_h_ >= 0)
-    h = pti_copy_reqs (count, k.req);
+  MPI_Status local;
+  if (st == NULL)
+    st = pti_status_or_local (status, &local);
+  PTI_POLL_RESUME (c, PTI_C_Testany, pti_h_, rc, h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req),
+                   (h = pti_copy_reqs (count, reqs), PTI_REAL (Testany) (count, reqs, index, flag, st)),
+                   PTI_REAL (Testany) (count, reqs, index, flag, status))
   PtiRec r;
   pti_cap_record (&c, &r, rc, 64 + (size_t) (count > 0 ? count : 0) * 10);
   pti_put_refs (&r, count, h);
@@ -610,27 +642,29 @@ pti_w_Testany (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
   pti_commit_poll (&c, &r, rc == MPI_SUCCESS && !*flag, &k, count, h);
   return rc;
 }
-PTI_EXPORT_AS (Testany, pti_w_Testany);
+PTI_POLL_FAST (Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status),
+               pti_cap_poll_match_reqs (PTI_C_Testany, count, reqs),
+               pti_status_or_local (status, local),
+               PTI_REAL (Testany) (count, reqs, index, flag, st), !*flag,
+               count, reqs, index, flag, status)
 
+/* Waitsome too: it never repeats a poll (its records are not kept as
+ * one), so it always goes to the wrapper proper. */
 #define PTI_WRAP_SOME(name) \
   PTI_REAL_DECL (name); \
-  static int pti_w_##name (int count, MPI_Request reqs[], int *outcount, int indices[], \
-                           MPI_Status statuses[]) \
+  static inline __attribute__ ((always_inline)) int pti_p_##name (int pti_h_, int rc, MPI_Status *st, \
+                                                                  int count, MPI_Request reqs[], \
+                                                                  int *outcount, int indices[], \
+                                                                  MPI_Status statuses[]) \
   { \
     PtiCall c; \
     PtiCapPollKey key; \
-    int rc; \
     MPI_Request *h = NULL; \
-    MPI_Status *st = NULL; \
-    PTI_POLL_BEGIN (c, key, PTI_C_##name, pti_cap_poll_key_reqs (&key, PTI_C_##name, count, reqs), rc, \
-                    PTI_REAL (name) (count, reqs, outcount, indices, \
-                                     st = pti_statuses_or_scratch (count, statuses)), \
-                    (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses), \
-                     PTI_REAL (name) (count, reqs, outcount, indices, st)), \
-                    PTI_REAL (name) (count, reqs, outcount, indices, statuses), \
-                    *outcount == 0) \
-    if (pti_h_ >= 0) \
-      h = pti_copy_reqs (count, key.req); \
+    PTI_POLL_RESUME (c, PTI_C_##name, pti_h_, rc, \
+                     h = pti_copy_reqs (count, pti_cap.poll[pti_h_].req), \
+                     (h = pti_copy_reqs (count, reqs), st = pti_statuses_or_scratch (count, statuses), \
+                      PTI_REAL (name) (count, reqs, outcount, indices, st)), \
+                     PTI_REAL (name) (count, reqs, outcount, indices, statuses)) \
     PtiRec r; \
     pti_cap_record (&c, &r, rc, 16 + (size_t) (count > 0 ? count : 0) * 58); \
     pti_put_refs (&r, count, h); \
@@ -648,7 +682,12 @@ PTI_EXPORT_AS (Testany, pti_w_Testany);
                                && *outcount == 0, &key, count, h); \
     return rc; \
   } \
-  PTI_EXPORT_AS (name, pti_w_##name);
+  PTI_POLL_FAST (name, (int count, MPI_Request reqs[], int *outcount, int indices[], \
+                        MPI_Status statuses[]), \
+                 pti_cap_poll_match_reqs (PTI_C_##name, count, reqs), \
+                 statuses == MPI_STATUSES_IGNORE ? local : statuses, \
+                 PTI_REAL (name) (count, reqs, outcount, indices, st), *outcount == 0, \
+                 count, reqs, outcount, indices, statuses)
 
 PTI_WRAP_SOME (Waitsome)
 PTI_WRAP_SOME (Testsome)

@@ -253,10 +253,61 @@ test_c_kernel (void)
   rm_rf (trace);
 }
 
-/* ---- the Fortran kernels: the bindings reach the library ---- */
+/* ---- a repeated poll that finds (polls.c spin) ---- */
+
+/* The poll that finds the message after N - 1 that found nothing, itself
+ * made as an untimed repeat: every call counted, the last recorded with
+ * what it completed.  @data: the call (polls.c's argument), its name, and
+ * how its line ends when it found nothing and when it found the message. */
+static void
+test_polls_spin (gconstpointer data)
+{
+  const char *const *k = data;
+  if (!need_mpi ("POLLS"))
+    return;
+  g_autofree char *trace = tmp_trace ("s");
+  Run r = run_pticapture ("-q", "-o", trace, "--", g_getenv ("MPIRUN"), "-np", "2",
+                          g_getenv ("POLLS"), "spin", k[0], NULL);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  guint64 n = 0;
+  g_assert_cmpint (sscanf (r.out, "polls %" G_GUINT64_FORMAT, &n), ==, 1);
+  g_assert_cmpuint (n, >=, 2);
+  Run p = run_pticapture ("--print", trace, "--no-times", NULL);
+  g_assert_cmpint (p.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (p.out, "\n", -1);
+  g_autofree char *name = g_strdup_printf (" %s ", k[1]);
+  g_autofree char *format = g_strdup_printf ("0 %%*u %s %%1[x]%%" G_GUINT64_FORMAT, k[1]);
+  guint64 nothing = 0, next = 5;   /* Init, Comm_rank, Irecv, Barrier */
+  const char *last = NULL;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    guint64 index = 0, count = 1;
+    char x[8];
+    if (!g_str_has_prefix (lines[i], "0 ") || strstr (lines[i], name) == NULL)
+      continue;
+    g_assert_cmpint (sscanf (lines[i], "0 %" G_GUINT64_FORMAT, &index), ==, 1);
+    g_assert_cmpuint (index, ==, next);
+    if (sscanf (lines[i], format, x, &count) != 2)
+      count = 1;
+    next += count;
+    if (g_str_has_suffix (lines[i], k[2]))
+      nothing += count;
+    last = lines[i];
+  }
+  g_assert_cmpuint (nothing, ==, n - 1);
+  g_assert_nonnull (last);
+  g_assert_true (g_str_has_suffix (last, k[3]));
+  run_clear (&p);
+  run_clear (&r);
+  rm_rf (trace);
+}
+
+/* ---- a program's records against its golden: the Fortran kernels (the
+ * bindings reach the library), polls.c (polls that look like the one
+ * before and are not) ---- */
 
 static void
-test_fortran (gconstpointer data)
+test_golden (gconstpointer data)
 {
   const char *const *k = data;   /* variable, golden */
   if (!need_mpi (k[0]))
@@ -920,10 +971,21 @@ main (int argc, char **argv)
   static const char *const f90[] = { "KERNEL_F90", "kernel-f90.txt" };
   static const char *const f08[] = { "KERNEL_F08", "kernel-f08.txt" };
   static const char *const fh[] = { "KERNEL_MPIFH", "kernel-mpifh.txt" };
+  static const char *const polls[] = { "POLLS", "polls.txt" };
+  static const char *const spin_any[] = { "testany", "MPI_Testany", " flag=0 reqs=[1]",
+                                          " flag=1 reqs=[1:done(src=1(w1),tag=5,bytes=4)]" };
+  static const char *const spin_all[] = { "testall", "MPI_Testall", " flag=0 reqs=[1]",
+                                          " flag=1 reqs=[1:done(src=1(w1),tag=5,bytes=4)]" };
+  static const char *const spin_some[] = { "testsome", "MPI_Testsome", " reqs=[1]",
+                                           " reqs=[1:done(src=1(w1),tag=5,bytes=4)]" };
   g_test_add_func ("/capture/c-kernel", test_c_kernel);
-  g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_fortran);
-  g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_fortran);
-  g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_fortran);
+  g_test_add_data_func ("/capture/polls", polls, test_golden);
+  g_test_add_data_func ("/capture/polls/spin/testany", spin_any, test_polls_spin);
+  g_test_add_data_func ("/capture/polls/spin/testall", spin_all, test_polls_spin);
+  g_test_add_data_func ("/capture/polls/spin/testsome", spin_some, test_polls_spin);
+  g_test_add_data_func ("/capture/fortran/use-mpi", f90, test_golden);
+  g_test_add_data_func ("/capture/fortran/mpi-f08", f08, test_golden);
+  g_test_add_data_func ("/capture/fortran/mpif-h", fh, test_golden);
   g_test_add_func ("/capture/posix", test_posix);
   g_test_add_func ("/capture/manifest", test_manifest);
   g_test_add_func ("/capture/crash/segv", test_crash_segv);
