@@ -1133,15 +1133,21 @@ pti_cap_generic_name (uint32_t index)
  * returned MPI_SUCCESS, the run's element is a generic call (whose args,
  * the name's id, are then those of the repeat cache: every generic record
  * since hist[1] was absorbed) with no result, and the repeat cache holds
- * @id.  pti_cap_record, pti_cap_args_end and pti_cap_run_step would encode
- * its record and then drop it into the run; this adds its timing to the
- * run without encoding it, leaving the same state. */
+ * @id's args as pti_cap_generic writes them.  pti_cap_record,
+ * pti_cap_args_end and pti_cap_run_step would encode its record and then
+ * drop it into the run; this adds its timing to the run without encoding
+ * it, leaving the same state. */
 static inline __attribute__ ((always_inline)) bool
 pti_cap_generic_absorb (PtiCall *c, uint32_t id, int rc)
 {
   if (rc != MPI_SUCCESS || pti_cap.run_period != 1 || pti_cap.hist[1].code != PTI_C_generic
-      || pti_cap.hist_end != pti_cap.len || pti_cap.hist[1].result_len != 0 || id >= 0x80
-      || pti_cap.rep_len[PTI_C_generic] != 2 || pti_cap.rep[PTI_C_generic][0] != id)
+      || pti_cap.hist_end != pti_cap.len || pti_cap.hist[1].result_len != 0)
+    return false;
+  uint8_t args[16];
+  PtiRec a = { .p = args };
+  pti_put_u (&a, id);
+  size_t n = (size_t) (a.p - args);
+  if (pti_cap.rep_len[PTI_C_generic] != n + 1 || !pti_cap_same (pti_cap.rep[PTI_C_generic], args, n))
     return false;
   uint64_t t_exit = pti_cap_now ();
   if (PTI_CAP_UNLIKELY (t_exit < c->t_entry))
