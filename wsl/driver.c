@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -201,14 +202,151 @@ phase_totals (PtiContext *ctx, guint phase)
   return t;
 }
 
+/* --by-call: per function of a captured trace, the calls and the time the
+ * capture measured inside them, against what the replay predicted for the
+ * same calls (their phases), per rank and summed over the ranks. */
+typedef struct {
+  const char *name;
+  guint64 calls;
+  double measured, predicted;
+  double *rank_measured, *rank_predicted;   /* n_ranks each */
+  guint64 *rank_calls;
+} CallRow;
+
+static int
+by_difference (const void *a, const void *b)
+{
+  const CallRow *x = a, *y = b;
+  /* to the ns the report prints: rounding below it does not reorder rows */
+  long long dx = llabs (llround ((x->predicted - x->measured) * 1e9));
+  long long dy = llabs (llround ((y->predicted - y->measured) * 1e9));
+  if (dx != dy)
+    return dx < dy ? 1 : -1;
+  return strcmp (x->name, y->name);
+}
+
+/* The rows, largest difference first (ties by name: the same order run to
+ * run); NULL if calls were not tracked.  Free with call_rows_free. */
+static CallRow *
+call_rows (PtiContext *ctx, const PtiReplayNotes *notes, guint *n_rows)
+{
+  guint n = pti_replay_notes_n_calls (notes), ranks = pti_context_get_processes (ctx);
+  *n_rows = n;
+  if (n == 0)
+    return NULL;
+  const PtiEngine *e = pti_session_engine (pti_wsl_session (ctx));
+  CallRow *rows = g_new0 (CallRow, n);
+  for (guint c = 0; c < n; c++) {
+    CallRow *row = &rows[c];
+    row->rank_measured = g_new0 (double, ranks);
+    row->rank_predicted = g_new0 (double, ranks);
+    row->rank_calls = g_new0 (guint64, ranks);
+    const char *phase_name = NULL;
+    guint phase;
+    for (guint r = 0; r < ranks; r++) {
+      pti_replay_notes_call_get (notes, c, r, &row->name, &phase_name, &row->rank_calls[r],
+                                 &row->rank_measured[r]);
+      row->calls += row->rank_calls[r];
+      row->measured += row->rank_measured[r];
+    }
+    PtiPhaseFigures fig;
+    if (pti_engine_phase_lookup (e, phase_name, &phase))
+      for (guint r = 0; r < ranks; r++)
+        if (pti_engine_phase_figures (e, phase, r, &fig)) {
+          row->rank_predicted[r] = fig.time;
+          row->predicted += fig.time;
+        }
+  }
+  qsort (rows, n, sizeof *rows, by_difference);
+  return rows;
+}
+
 static void
-json_phases (GString *s, PtiContext *ctx)
+call_rows_free (CallRow *rows, guint n)
+{
+  for (guint c = 0; c < n; c++) {
+    g_free (rows[c].rank_measured);
+    g_free (rows[c].rank_predicted);
+    g_free (rows[c].rank_calls);
+  }
+  g_free (rows);
+}
+
+static void
+json_by_call (GString *s, PtiContext *ctx, const PtiReplayNotes *notes)
+{
+  guint n;
+  CallRow *rows = call_rows (ctx, notes, &n);
+  if (rows == NULL)
+    return;
+  guint ranks = pti_context_get_processes (ctx);
+  g_string_append (s, ", \"by_call\": [");
+  for (guint c = 0; c < n; c++) {
+    g_string_append (s, c ? ", {\"call\": " : "{\"call\": ");
+    json_string (s, rows[c].name);
+    g_string_append_printf (s, ", \"calls\": %" G_GUINT64_FORMAT ", \"measured_s\": ",
+                            rows[c].calls);
+    json_number (s, rows[c].measured);
+    g_string_append (s, ", \"predicted_s\": ");
+    json_number (s, rows[c].predicted);
+    g_string_append (s, ", \"per_process\": [");
+    for (guint r = 0; r < ranks; r++) {
+      g_string_append_printf (s, "%s{\"rank\": %u, \"calls\": %" G_GUINT64_FORMAT
+                              ", \"measured_s\": ", r ? ", " : "", r, rows[c].rank_calls[r]);
+      json_number (s, rows[c].rank_measured[r]);
+      g_string_append (s, ", \"predicted_s\": ");
+      json_number (s, rows[c].rank_predicted[r]);
+      g_string_append_c (s, '}');
+    }
+    g_string_append (s, "]}");
+  }
+  g_string_append_c (s, ']');
+  call_rows_free (rows, n);
+}
+
+static void
+print_by_call (PtiContext *ctx, const PtiReplayNotes *notes)
+{
+  guint n;
+  CallRow *rows = call_rows (ctx, notes, &n);
+  if (rows == NULL)
+    return;
+  guint ranks = pti_context_get_processes (ctx);
+  printf ("\nby call, summed over the %u rank%s (measured: the capture's time inside the calls, "
+          "less its own cost per call; computation: the bursts between them, counted as calls):\n", ranks,
+          ranks == 1 ? "" : "s");
+  printf ("%-24s %12s %14s %14s %14s %18s\n", "call", "calls", "measured (s)", "predicted (s)",
+          "difference (s)", "largest on a rank");
+  double tm = 0, tp = 0;
+  for (guint c = 0; c < n; c++) {
+    const CallRow *row = &rows[c];
+    guint worst = 0;
+    for (guint r = 1; r < ranks; r++)
+      if (fabs (row->rank_predicted[r] - row->rank_measured[r])
+          > fabs (row->rank_predicted[worst] - row->rank_measured[worst]))
+        worst = r;
+    printf ("%-24s %12" G_GUINT64_FORMAT " %14.9f %14.9f %+14.9f %+12.6f r%-5u\n", row->name,
+            row->calls, row->measured, row->predicted, row->predicted - row->measured,
+            row->rank_predicted[worst] - row->rank_measured[worst], worst);
+    tm += row->measured;
+    tp += row->predicted;
+  }
+  printf ("%-24s %12s %14.9f %14.9f %+14.9f\n", "all", "", tm, tp, tp - tm);
+  call_rows_free (rows, n);
+}
+
+static void
+json_phases (GString *s, PtiContext *ctx, const PtiReplayNotes *notes)
 {
   guint n = pti_result_n_phases (ctx);
   g_string_append (s, ", \"phases\": [");
+  gboolean first = TRUE;
   for (guint i = 0; i < n; i++) {
+    if (pti_replay_notes_is_call_phase (notes, pti_result_phase_name (ctx, i)))
+      continue;   /* in "by_call" */
     PtiPhaseTotals t = phase_totals (ctx, i);
-    g_string_append (s, i ? ", {\"name\": " : "{\"name\": ");
+    g_string_append (s, first ? "{\"name\": " : ", {\"name\": ");
+    first = FALSE;
     json_string (s, pti_result_phase_name (ctx, i));
     g_string_append (s, ", \"time_max_s\": ");
     json_number (s, t.time);
@@ -313,7 +451,8 @@ print_json (PtiContext *ctx, const char *system_file, const char *workload, cons
     g_string_append_printf (s, ", \"events\": %" G_GUINT64_FORMAT "}", pr.events);
   }
   g_string_append (s, "]");
-  json_phases (s, ctx);
+  json_phases (s, ctx, f->notes);
+  json_by_call (s, ctx, f->notes);
   json_assertions (s, ctx);
   json_bounds (s, f);
   g_string_append (s, "}\n");
@@ -321,14 +460,16 @@ print_json (PtiContext *ctx, const char *system_file, const char *workload, cons
 }
 
 static void
-print_phases (PtiContext *ctx)
+print_phases (PtiContext *ctx, const PtiReplayNotes *notes)
 {
-  guint n = pti_result_n_phases (ctx);
-  if (n == 0)
-    return;
-  printf ("\n%-20s %14s %14s %14s %14s %10s %14s %8s %6s\n", "phase (max over ranks)", "time (s)",
-          "compute (s)", "comm (s)", "wait (s)", "messages", "bytes", "entries", "ranks");
+  guint n = pti_result_n_phases (ctx), shown = 0;
   for (guint i = 0; i < n; i++) {
+    if (pti_replay_notes_is_call_phase (notes, pti_result_phase_name (ctx, i)))
+      continue;   /* printed by print_by_call */
+    if (shown++ == 0)
+      printf ("\n%-20s %14s %14s %14s %14s %10s %14s %8s %6s\n", "phase (max over ranks)",
+              "time (s)", "compute (s)", "comm (s)", "wait (s)", "messages", "bytes", "entries",
+              "ranks");
     PtiPhaseTotals t = phase_totals (ctx, i);
     printf ("%-20s %14.9f %14.9f %14.9f %14.9f %10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
             " %8" G_GUINT64_FORMAT " %6u\n", pti_result_phase_name (ctx, i), t.time, t.compute,
@@ -421,7 +562,8 @@ print_summary (PtiContext *ctx, const char *system_file, const char *workload, c
       printf (" %13.1f%%", 100 * ti / (n * t));
     printf ("   (share of %u x predicted time)\n", n);
   }
-  print_phases (ctx);
+  print_phases (ctx, f->notes);
+  print_by_call (ctx, f->notes);
   print_assertions (ctx);
   if (pti_replay_notes_len (f->notes) > 0) {
     printf ("\nnot replayed (in the trace, left out of the prediction):\n");
@@ -661,7 +803,7 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   gboolean json = FALSE, list_models = FALSE, version = FALSE, no_progress = FALSE;
   gint64 pending_limit = 0, bounds_limit = 256;
   g_autofree char *bounds_method = NULL;
-  gboolean bounds_traces = FALSE;
+  gboolean bounds_traces = FALSE, by_call = FALSE;
   GOptionEntry entries[] = {
     { "define", 'D', 0, G_OPTION_ARG_STRING_ARRAY, &defines,
       "Set workload parameter NAME to VALUE, a number or an expression of numbers, in the "
@@ -714,6 +856,13 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     { "bounds-traces", 0, 0, G_OPTION_ARG_NONE, &bounds_traces,
       "With -o FILE.xml, also write the traces of the lower and upper bounds' corners to "
       "FILE.lower.xml and FILE.upper.xml; default: no such traces", NULL },
+    { "by-call", 0, 0, G_OPTION_ARG_NONE, &by_call,
+      "For a pticapture trace: also report, per MPI function (and for the computation between "
+      "the calls), the calls, the time the capture measured inside them and the time the "
+      "replay predicts for the same calls, summed over the ranks, largest difference first "
+      "(JSON: by_call, with per_process); where a replay departs from the run it was captured "
+      "from.  Each call is then a phase of the evaluation (more events); default: not reported",
+      NULL },
     { "no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress,
       "Never show progress; default: shown on standard error (events, simulated time, rate, "
       "time left) when it is a terminal, without --json, once a run lasts 0.5 s", NULL },
@@ -736,8 +885,9 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_option_context_set_summary (oc, d->workload_file
     ? "Predict the execution time of WORKLOAD on the system SYSTEM (an HMC file, schemas/hmc.xsd).  "
       "WORKLOAD is a workload file (schemas/workload.xsd) or a trace to replay, recognised by its content: "
-      "a SimGrid time-independent trace (an index of per-rank action files, or one action file) or a "
-      "Dimemas .dim trace (wsl/REPLAY.md)."
+      "a SimGrid time-independent trace (an index of per-rank action files, or one action file), a "
+      "Dimemas .dim trace (wsl/REPLAY.md) or a pticapture trace (its directory, manifest or a rank "
+      "file; capture/README.md)."
     : "Predict the execution time of this workload program on the system SYSTEM (an HMC file, schemas/hmc.xsd).");
   g_option_context_set_description (oc,
     "Exit status: 0 ok, 2 usage error, 3 invalid input (XML, schema, expression, model, deadlock), "
@@ -809,6 +959,20 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     return EXIT_USAGE;
   }
 
+  if (by_call) {
+    PtiSourceFormat sniffed = PTI_SOURCE_UNKNOWN;
+    g_autoptr (GError) local = NULL;
+    if (workload_file == NULL
+        || (pti_source_sniff (workload_file, &sniffed, &local) && sniffed != PTI_SOURCE_CAPTURE)) {
+      fprintf (stderr, "%s: error: --by-call needs a pticapture trace as WORKLOAD (only a "
+               "capture measured each call)%s%s (see --help)\n", d->program,
+               workload_file ? "; this is a " : "",
+               workload_file ? pti_source_format_name (sniffed) : "");
+      return EXIT_USAGE;
+    }
+    /* a WORKLOAD that cannot be read is reported as without --by-call */
+  }
+
   DriverRun run = { .d = d, .system_file = system_file, .workload_file = workload_file,
                     .model_path = model_path, .uses = (const char *const *) uses,
                     .changes = changes, .changes_stream = changes_stream,
@@ -819,6 +983,8 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   Progress progress = { .program = d->program, .start = t0 };
   gboolean show = progress_wanted (json, no_progress, &progress.delay);
   g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
+  if (by_call)
+    pti_replay_notes_track_calls (notes);
   PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
   gint64 t1 = 0;
   g_autoptr (PtiContext) ctx = driver_run (&run, ranges, output, show ? &progress : NULL, notes,

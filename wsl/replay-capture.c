@@ -343,18 +343,53 @@ replay_own (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
   return TRUE;
 }
 
+/* With --by-call, what @call_fn replays of @ev goes in the phase of
+ * @name, and @ev's measured time (@measured_ns over @calls calls) beside
+ * it. */
+typedef gboolean (*ReplayFn) (CaptureSource *s, PtiContext *ctx, guint rank,
+                              const PtiCaptureEvent *ev, guint *appended, GError **error);
+
+static gboolean
+replay_tracked (CaptureSource *s, PtiContext *ctx, guint rank, const char *name, guint64 calls,
+                double measured_ns, ReplayFn call_fn, const PtiCaptureEvent *ev,
+                guint *appended, GError **error)
+{
+  guint call = pti_replay_notes_call (s->notes, name);
+  const char *phase = pti_replay_notes_call_phase (s->notes, call);
+  pti_replay_notes_call_add (s->notes, call, rank, calls, MAX (0.0, measured_ns) * 1e-9);
+  if (!pti_phase_begin (ctx, rank, phase, error))
+    return FALSE;
+  (*appended)++;
+  if (!call_fn (s, ctx, rank, ev, appended, error))
+    return FALSE;
+  (*appended)++;
+  return pti_phase_end (ctx, rank, phase, error);
+}
+
+static gboolean
+replay_burst_time (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+                   guint *appended, GError **error)
+{
+  (void) s;
+  /* The wall time between the calls, priced by the computer's CPU model
+   * (cpu-time, or cpu-clc with a speed_ratio: t / speed_ratio). */
+  if (!pti_use_time (ctx, rank, (double) ev->burst_ns * 1e-9, error))
+    return FALSE;
+  (*appended)++;
+  return TRUE;
+}
+
 static gboolean
 replay_burst (CaptureSource *s, PtiContext *ctx, guint rank, guint64 ns, guint *appended,
               GError **error)
 {
   if (!s->ranks[rank].started || ns == 0)
     return TRUE;
-  /* The wall time between the calls, priced by the computer's CPU model
-   * (cpu-time, or cpu-clc with a speed_ratio: t / speed_ratio). */
-  if (!pti_use_time (ctx, rank, ns * 1e-9, error))
-    return FALSE;
-  (*appended)++;
-  return TRUE;
+  PtiCaptureEvent burst = { .burst_ns = ns };
+  if (pti_replay_notes_tracks_calls (s->notes))
+    return replay_tracked (s, ctx, rank, "computation", 1, (double) ns, replay_burst_time,
+                           &burst, appended, error);
+  return replay_burst_time (s, ctx, rank, &burst, appended, error);
 }
 
 /* A region of the program (pti/region.h) is a phase of the replay: the
@@ -619,6 +654,9 @@ replay_file (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEven
   }
 }
 
+static gboolean replay_call (CaptureSource *s, PtiContext *ctx, guint rank,
+                             const PtiCaptureEvent *ev, guint *appended, GError **error);
+
 static gboolean
 replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
             guint *appended, GError **error)
@@ -633,6 +671,21 @@ replay_one (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent
     st->started = TRUE;
     return TRUE;
   }
+  /* The span measured ends where MPI_Finalize starts (as the replay's
+   * prediction does); a call's own time is what the capture adds less, as
+   * replay_own takes it. */
+  if (!pti_replay_notes_tracks_calls (s->notes) || !st->started || ev->code == PTI_C_Finalize)
+    return replay_call (s, ctx, rank, ev, appended, error);
+  guint64 calls = MAX (ev->count, 1);
+  double own = (double) (ev->t_end - ev->t_start) - st->dur_floor_ns * (double) calls;
+  return replay_tracked (s, ctx, rank, ev->name, calls, own, replay_call, ev, appended, error);
+}
+
+static gboolean
+replay_call (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+             guint *appended, GError **error)
+{
+  RankState *st = &s->ranks[rank];
   if (ev->code == PTI_C_generic) {
     if (is_local (ev->name))
       return replay_own (s, ctx, rank, ev, appended, error);

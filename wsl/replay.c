@@ -20,10 +20,38 @@ typedef struct {
   guint64 count;
 } Note;
 
+/* A function's calls, per rank. */
+typedef struct {
+  guint64 calls;
+  double measured_s;
+} CallFigures;
+
+typedef struct {
+  char *name;
+  char *phase;             /* PHASE_PREFIX name */
+  GArray *ranks;           /* CallFigures, grown to the highest rank met */
+} Call;
+
+/* A phase name the workload's own regions do not take: pti_region names
+ * are the program's, and a program may name a region after an MPI
+ * function, not with this prefix and a function's name both. */
+#define PHASE_PREFIX "call_"
+
 struct _PtiReplayNotes {
   GArray *notes;           /* Note, in the order first met */
   GHashTable *index;       /* what -> position + 1 */
+  GArray *calls;           /* Call, in the order first met; NULL: calls not tracked */
+  GHashTable *call_index;  /* name -> position + 1 */
 };
+
+static void
+call_clear (gpointer data)
+{
+  Call *c = data;
+  g_free (c->name);
+  g_free (c->phase);
+  g_array_unref (c->ranks);
+}
 
 static void
 note_clear (gpointer data)
@@ -48,6 +76,10 @@ pti_replay_notes_free (PtiReplayNotes *notes)
 {
   if (notes == NULL)
     return;
+  if (notes->calls != NULL) {
+    g_hash_table_unref (notes->call_index);
+    g_array_unref (notes->calls);
+  }
   g_hash_table_unref (notes->index);
   g_array_unref (notes->notes);
   g_free (notes);
@@ -84,6 +116,82 @@ pti_replay_notes_get (const PtiReplayNotes *notes, guint i, const char **what, c
   *what = n->what;
   *why = n->why;
   *count = n->count;
+}
+
+void
+pti_replay_notes_track_calls (PtiReplayNotes *notes)
+{
+  if (notes->calls != NULL)
+    return;
+  notes->calls = g_array_new (FALSE, TRUE, sizeof (Call));
+  g_array_set_clear_func (notes->calls, call_clear);
+  notes->call_index = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+gboolean
+pti_replay_notes_tracks_calls (const PtiReplayNotes *notes)
+{
+  return notes != NULL && notes->calls != NULL;
+}
+
+guint
+pti_replay_notes_call (PtiReplayNotes *notes, const char *name)
+{
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (notes->call_index, name));
+  if (at == 0) {
+    Call c = { g_strdup (name), g_strconcat (PHASE_PREFIX, name, NULL),
+               g_array_new (FALSE, TRUE, sizeof (CallFigures)) };
+    g_array_append_val (notes->calls, c);
+    at = notes->calls->len;
+    g_hash_table_insert (notes->call_index, g_array_index (notes->calls, Call, at - 1).name,
+                         GUINT_TO_POINTER (at));
+  }
+  return at - 1;
+}
+
+const char *
+pti_replay_notes_call_phase (const PtiReplayNotes *notes, guint call)
+{
+  return g_array_index (notes->calls, Call, call).phase;
+}
+
+void
+pti_replay_notes_call_add (PtiReplayNotes *notes, guint call, guint rank, guint64 calls,
+                           double measured_s)
+{
+  GArray *ranks = g_array_index (notes->calls, Call, call).ranks;
+  if (rank >= ranks->len)
+    g_array_set_size (ranks, rank + 1);
+  CallFigures *f = &g_array_index (ranks, CallFigures, rank);
+  f->calls += calls;
+  f->measured_s += measured_s;
+}
+
+guint
+pti_replay_notes_n_calls (const PtiReplayNotes *notes)
+{
+  return pti_replay_notes_tracks_calls (notes) ? notes->calls->len : 0;
+}
+
+void
+pti_replay_notes_call_get (const PtiReplayNotes *notes, guint call, guint rank,
+                           const char **name, const char **phase, guint64 *calls,
+                           double *measured_s)
+{
+  const Call *c = &g_array_index (notes->calls, Call, call);
+  *name = c->name;
+  *phase = c->phase;
+  const CallFigures *f = rank < c->ranks->len ? &g_array_index (c->ranks, CallFigures, rank)
+                                               : NULL;
+  *calls = f ? f->calls : 0;
+  *measured_s = f ? f->measured_s : 0;
+}
+
+gboolean
+pti_replay_notes_is_call_phase (const PtiReplayNotes *notes, const char *phase)
+{
+  return pti_replay_notes_tracks_calls (notes) && g_str_has_prefix (phase, PHASE_PREFIX)
+         && g_hash_table_contains (notes->call_index, phase + strlen (PHASE_PREFIX));
 }
 
 /* ---- what a file is ------------------------------------------------------------ */

@@ -29,6 +29,32 @@ guint pti_replay_notes_len (const PtiReplayNotes *notes);
 void pti_replay_notes_get (const PtiReplayNotes *notes, guint i, const char **what,
                            const char **why, guint64 *count);
 
+/* Per call, with ptieval --by-call, for a captured trace (the only format
+ * that measured each call): the time the capture measured inside each
+ * function, per rank, beside which the driver prints what the replay
+ * predicted for the same calls.  The replay puts each call it tracks in a
+ * phase of its own, named by pti_replay_notes_call_phase, so the engine
+ * measures its predicted time as it measures any phase's. */
+void pti_replay_notes_track_calls (PtiReplayNotes *notes);
+gboolean pti_replay_notes_tracks_calls (const PtiReplayNotes *notes);
+/* The index of the function @name (copied at its first call), in the order
+ * first met. */
+guint pti_replay_notes_call (PtiReplayNotes *notes, const char *name);
+/* Its phase's name (owned by @notes). */
+const char *pti_replay_notes_call_phase (const PtiReplayNotes *notes, guint call);
+/* Add @calls calls that took @measured_s on @rank. */
+void pti_replay_notes_call_add (PtiReplayNotes *notes, guint call, guint rank, guint64 calls,
+                                double measured_s);
+guint pti_replay_notes_n_calls (const PtiReplayNotes *notes);
+/* The function's name and its phase's name (both owned by @notes), and
+ * what @rank measured (0 for a rank that never called it). */
+void pti_replay_notes_call_get (const PtiReplayNotes *notes, guint call, guint rank,
+                                const char **name, const char **phase, guint64 *calls,
+                                double *measured_s);
+/* Whether @phase is one of the calls' phases (the driver reports them as
+ * calls, not as phases). */
+gboolean pti_replay_notes_is_call_phase (const PtiReplayNotes *notes, const char *phase);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiReplayNotes, pti_replay_notes_free)
 
 /* What a workload argument of ptieval is, from its first bytes. */

@@ -15,12 +15,14 @@
 # a call the replay cannot model stops it naming rank and call.  Tests 7
 # and 8, without MPI: a trace written by hand (make-trace.py) with local
 # calls and polls replays their own times as stated, on this host and on
-# one 4 times slower.
+# one 4 times slower; test 9: ptieval --by-call on it reports each
+# function's calls, measured and predicted time, and refuses a workload
+# file.
 # TAP output; tests 1-6 skip when Open MPI is missing.
 set -u
 ptieval=$1 host=$2 stencil=${3:-} kernel=${4:-} calls=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
-echo "1..8"
+echo "1..9"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -57,6 +59,54 @@ synthetic () {
   else
     echo "ok 8 - 4 times that on a CPU 4 times slower: $b s; a bad dur_floor_ns: ${d#*error: }"
   fi
+  by_call
+}
+# --by-call on make-trace.py's rank, in ns, measured / predicted at
+# speed_ratio 1 (4 x predicted at 0.25): computation, its 6 bursts after
+# MPI_Init, 32,301; MPI_Iprobe 1 + 99 calls, 6,000; MPI_Comm_rank 1 + 9,
+# 400; MPI_Wtime 1, 20 (each dur less dur_floor_ns per call, as test 7);
+# the rows add up to the predicted time.
+by_call () {
+  rm -rf "$tmp/hand"
+  python3 "$here/make-trace.py" "$tmp/hand"
+  sed 's|<speed_ratio>1</speed_ratio>|<speed_ratio>0.25</speed_ratio>|' "$host" >"$tmp/slow.xml"
+  "$ptieval" --json --by-call "$host" "$tmp/hand" >"$tmp/bc1.json" 2>&1
+  "$ptieval" --json --by-call "$tmp/slow.xml" "$tmp/hand" >"$tmp/bc4.json" 2>&1
+  "$ptieval" --by-call "$host" "$tmp/hand" >"$tmp/bc.txt" 2>&1
+  local rc=0
+  "$ptieval" --by-call "$host" "$here/../../wsl/examples/pingpong.xml" >"$tmp/bcw.txt" 2>&1 || rc=$?
+  python3 - "$tmp" "$rc" <<'PY'
+import json, sys
+tmp, rc = sys.argv[1], int(sys.argv[2])
+want = [("computation", 6, 32301), ("MPI_Iprobe", 100, 6000), ("MPI_Comm_rank", 10, 400),
+        ("MPI_Wtime", 1, 20)]
+bad = []
+for f, speed in (("bc1.json", 1), ("bc4.json", 4)):
+    try:
+        j = json.load(open("%s/%s" % (tmp, f)))
+    except ValueError:
+        bad.append("%s: %s" % (f, open("%s/%s" % (tmp, f)).read().strip())); continue
+    got = [(c["call"], c["calls"], round(c["measured_s"] * 1e9, 3), round(c["predicted_s"] * 1e9, 3))
+           for c in j["by_call"]]
+    exp = [(n, k, float(ns), float(ns * speed)) for n, k, ns in want]
+    if speed == 1:   # no difference anywhere: the ties go by name
+        exp = sorted(exp, key=lambda r: r[0])
+    if got != exp:
+        bad.append("%s: by_call %s, expected %s" % (f, got, exp))
+    if abs(sum(c["predicted_s"] for c in j["by_call"]) - j["predicted_time_s"]) > 1e-15:
+        bad.append("%s: the rows do not add up to the predicted time" % f)
+    if any(p["name"].startswith("call_") for p in j["phases"]):
+        bad.append("%s: the calls' phases are listed as phases" % f)
+text = open(tmp + "/bc.txt").read()
+if "by call, summed over the 1 rank" not in text or "phase (max over ranks)" in text:
+    bad.append("text report: %s" % text[text.find("by call"):][:200])
+w = open(tmp + "/bcw.txt").read()
+if rc != 2 or "--by-call needs a pticapture trace as WORKLOAD" not in w or "workload file" not in w:
+    bad.append("a workload file with --by-call: exit %d, %s" % (rc, w.strip()))
+print(("not ok 9 - --by-call: " + "; ".join(bad)) if bad else
+      "ok 9 - --by-call: per function, calls, measured and predicted (x4 at speed_ratio 0.25); "
+      "a workload file refused: " + w.strip().split("error: ")[-1])
+PY
 }
 if [ -z "${MPIRUN:-}" ] || [ -z "$stencil" ]; then
   for i in 1 2 3 4 5 6; do echo "ok $i # SKIP no Open MPI (libopenmpi-dev, openmpi-bin)"; done
