@@ -31,7 +31,9 @@
 #     (this host, speed_ratio 1): measured (the captured run's longest rank
 #     span from the end of MPI_Init to MPI_Finalize) against predicted, the
 #     error, the events replayed, replay speed (events/s) and peak memory;
-#     the largest capture is marked.  Then, where section 2's wall times
+#     the largest capture is marked; past 5% of error, the two functions
+#     whose replayed time departs most from the captured one, summed over
+#     the ranks (ptieval --by-call).  Then, where section 2's wall times
 #     are known, the uncaptured run's span estimated as the captured span
 #     less the capture's overhead in that run (its manifest's wall time
 #     less the median plain one), and the error against it: meaningful
@@ -248,8 +250,9 @@ while read -r name; do
     done | sort -g | tail -1)
   "$ptieval" --json "$configs/epyc_vm_2cpu.xml" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
     { echo "  $name: ptieval failed: $(cat "$tmp/replay.err")"; continue; }
-  python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" <<'PY'
-import json, re, sys
+  python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" "$ptieval" \
+      "$configs/epyc_vm_2cpu.xml" "$t" <<'PY'
+import json, re, subprocess, sys
 name, measured, j = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
 # section 2's line of this program: the median plain wall time; the
 # capture's own wall time from its manifest
@@ -269,6 +272,17 @@ notes = ", ".join("%s %d" % (n["what"], n["count"]) for n in j["not_replayed"])
 print(f"  {name:<22} {measured:10.4f}s {p:10.4f}s {100 * (p / measured - 1):+7.1f}% {plain_col} {calls:>12,} "
       f"{size / max(calls, 1):7.2f} {j['events']:>11,} "
       f"{j['events_per_s']:>11,.0f} {j['peak_rss_bytes'] / 1048576:9.1f}" + (f"  notes: {notes}" if notes else ""))
+# past 5%: where the replay departs from the run, its two largest
+# differences by function (ptieval --by-call)
+if abs(p / measured - 1) > 0.05:
+    out = subprocess.run([sys.argv[6], "--json", "--by-call", sys.argv[7], sys.argv[8]],
+                         capture_output=True, text=True)
+    if out.returncode == 0:
+        rows = json.loads(out.stdout)["by_call"][:2]
+        print("  %-22s departs most in: %s" % ("", "; ".join(
+            "%s %+.1f ms (measured %.1f, predicted %.1f, %d calls)" % (
+                r["call"], 1e3 * (r["predicted_s"] - r["measured_s"]), 1e3 * r["measured_s"],
+                1e3 * r["predicted_s"], r["calls"]) for r in rows)))
 PY
 done < "$tmp/list"
 [ -n "$largest" ] && echo "  largest capture: $largest ($((largest_bytes / 1000)) kB)"
