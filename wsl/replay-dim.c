@@ -191,6 +191,7 @@ int_field (DimReader *D, guint i, const char *what, gint64 *out, GError **error)
 {
   const char *s = i < D->n_fields ? D->field[i] : NULL;
   char *end = NULL;
+  *out = 0;   /* set on every path: GCC cannot see that dim_error returns FALSE */
   errno = 0;
   gint64 v = s ? g_ascii_strtoll (s, &end, 10) : 0;
   if (s == NULL || end == s || *end != '\0' || errno != 0)

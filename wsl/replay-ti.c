@@ -402,6 +402,7 @@ number (TiReader *R, guint i, const char *what, double *out, GError **error)
 {
   const char *s = tok (R, i);
   char *end = NULL;
+  *out = 0;   /* set on every path: GCC cannot see that ti_error returns FALSE */
   double v = s ? g_ascii_strtod (s, &end) : NAN;
   if (s == NULL || end == s || *end != '\0' || !isfinite (v))
     return ti_error (R, error, "%s '%s' is not a number", what, s ? s : "");
@@ -438,6 +439,7 @@ int_arg (TiReader *R, guint i, const char *what, gint64 *out, GError **error)
 {
   const char *s = tok (R, i);
   char *end = NULL;
+  *out = 0;   /* set on every path, as number () */
   errno = 0;
   gint64 v = s ? g_ascii_strtoll (s, &end, 10) : 0;
   if (s == NULL || end == s || *end != '\0' || errno != 0 || v < G_MININT32 || v > G_MAXINT32)
@@ -453,6 +455,7 @@ static gboolean
 peer_arg (TiReader *R, guint i, gboolean source, guint *out, GError **error)
 {
   gint64 v;
+  *out = 0;   /* set on every path, as number () */
   if (!int_arg (R, i, source ? "source" : "destination", &v, error))
     return FALSE;
   if (v == TI_UNDEFINED) {
