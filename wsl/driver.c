@@ -313,10 +313,10 @@ print_by_call (PtiContext *ctx, const PtiReplayNotes *notes)
     return;
   guint ranks = pti_context_get_processes (ctx);
   printf ("\nby call, summed over the %u rank%s (measured: the capture's time inside the calls, "
-          "less its own cost per call; computation: the bursts between them, counted as calls):\n", ranks,
-          ranks == 1 ? "" : "s");
-  printf ("%-24s %12s %14s %14s %14s %18s\n", "call", "calls", "measured (s)", "predicted (s)",
-          "difference (s)", "largest on a rank");
+          "less its own cost per call; computation: the bursts between them, counted as "
+          "calls):\n", ranks, ranks == 1 ? "" : "s");
+  printf ("%-24s %12s %14s %14s %14s  %s\n", "call", "calls", "measured (s)", "predicted (s)",
+          "difference (s)", "largest on a rank (s)");
   double tm = 0, tp = 0;
   for (guint c = 0; c < n; c++) {
     const CallRow *row = &rows[c];
@@ -325,7 +325,7 @@ print_by_call (PtiContext *ctx, const PtiReplayNotes *notes)
       if (fabs (row->rank_predicted[r] - row->rank_measured[r])
           > fabs (row->rank_predicted[worst] - row->rank_measured[worst]))
         worst = r;
-    printf ("%-24s %12" G_GUINT64_FORMAT " %14.9f %14.9f %+14.9f %+12.6f r%-5u\n", row->name,
+    printf ("%-24s %12" G_GUINT64_FORMAT " %14.9f %14.9f %+14.9f  %+.9f on rank %u\n", row->name,
             row->calls, row->measured, row->predicted, row->predicted - row->measured,
             row->rank_predicted[worst] - row->rank_measured[worst], worst);
     tm += row->measured;
