@@ -432,9 +432,41 @@ pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
 /* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
  * pushed just before if that is @rank's injection at @t. */
 void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
+/* The first item of run @k, or with QUEUE_RUNS the heap's root. */
+static inline const Item *
+pti_queue_source_head (const PtiQueue *q, guint k)
+{
+  if (k < QUEUE_RUNS)
+    return &q->runs[k].buf[q->runs[k].head];
+  return &q->heap[0];
+}
+
 /* The next item after top was taken (n > 0): the least of the runs'
- * heads and the heap's root. */
-void pti_queue_find_top (PtiQueue *q);
+ * heads and the heap's root.  Inline: once per item. */
+static inline void
+pti_queue_find_top (PtiQueue *q)
+{
+  guint src = QUEUE_RUNS;
+  double best = q->heap_n > 0 ? q->heap[0].t : INFINITY;
+#pragma GCC unroll 8
+  for (guint k = 0; k < QUEUE_RUNS; k++) {
+    double t = q->head_t[k];
+    /* One compare for a head that is later, the usual case. */
+    if (t <= best) {
+      if (t < best) {
+        best = t;
+        src = k;
+      } else if (q->runs[k].n > 0
+                 && ((src == QUEUE_RUNS && q->heap_n == 0)
+                     || pti_queue_source_head (q, k)->seq < pti_queue_source_head (q, src)->seq)) {
+        src = k;   /* a tie of times: the insertion numbers decide */
+      }
+    }
+  }
+  q->top = pti_queue_source_head (q, src);
+  q->top_src = src;
+}
+
 /* The heap's root taken (queue.c). */
 void pti_queue_heap_pop (PtiQueue *q);
 /* The next item (the queue is not empty).  Inline: once per item. */

@@ -69,36 +69,6 @@ pti_queue_heap_pop (PtiQueue *q)
     heap_down (q, 0, q->heap[q->heap_n]);
 }
 
-static inline const Item *
-source_head (const PtiQueue *q, guint k)
-{
-  if (k < QUEUE_RUNS)
-    return &q->runs[k].buf[q->runs[k].head];
-  return &q->heap[0];
-}
-
-void
-pti_queue_find_top (PtiQueue *q)
-{
-  guint src = QUEUE_RUNS;
-  double best = q->heap_n > 0 ? q->heap[0].t : INFINITY;
-#pragma GCC unroll 8
-  for (guint k = 0; k < QUEUE_RUNS; k++) {
-    double t = q->head_t[k];
-    if (t < best) {
-      best = t;
-      src = k;
-    } else if (G_UNLIKELY (t == best && q->runs[k].n > 0)) {
-      /* A tie of times: the insertion numbers decide. */
-      if ((src == QUEUE_RUNS && q->heap_n == 0)
-          || source_head (q, k)->seq < source_head (q, src)->seq)
-        src = k;
-    }
-  }
-  q->top = source_head (q, src);
-  q->top_src = src;
-}
-
 /* Doubles run @r's ring (it is full, or has none yet), its items from 0. */
 static void
 run_grow (QueueRun *r)
@@ -130,7 +100,7 @@ pti_queue_push_slow (PtiQueue *q, Item it, guint k, gboolean first)
     q->n++;
     if (first)
       q->top_src = k;
-    q->top = source_head (q, q->top_src);   /* the ring may have held it */
+    q->top = pti_queue_source_head (q, q->top_src);   /* the ring may have held it */
     return;
   }
   if (q->heap_n == q->heap_cap) {
@@ -143,7 +113,7 @@ pti_queue_push_slow (PtiQueue *q, Item it, guint k, gboolean first)
   if (first)
     q->top_src = QUEUE_RUNS;
   /* The heap may have moved (grown), with the top in it. */
-  q->top = source_head (q, q->top_src);
+  q->top = pti_queue_source_head (q, q->top_src);
 }
 
 /* A sender that posted a send yields at the time its data is injected
