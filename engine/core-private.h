@@ -271,7 +271,7 @@ typedef enum {
 /* An INJECT_DATA or INJECT_REQUEST item with this bit also stands for the
  * RESUME of its sender that was pushed right after it, at the same time
  * (queue.c, pti_queue_push_resume): the two are handled one after the other
- * with nothing between, so they share one place in the heap. */
+ * with nothing between, so they share one place in the queue. */
 #define ITEM_THEN_RESUME 0x100u
 #define ITEM_TYPE_MASK 0xffu
 
@@ -283,14 +283,23 @@ typedef struct {
   guint32 type;
 } Item;
 
-/* queue.c's binary heap of items. */
+/* queue.c: sorted runs of items, and a binary heap for what fits none. */
+#define QUEUE_RUNS 5   /* measured: queue.c */
 typedef struct {
-  Item *items;
-  guint n, cap;
-  guint last;            /* where the last item pushed is, while no item has moved
-                          * since (G_MAXUINT: unknown) */
-  gboolean hole;         /* position 0 is empty (popped), 1 .. n-1 hold the items */
-  /* items[n], while n > 0, is the sentinel: after every item (queue.c) */
+  Item *buf;             /* a ring: mask + 1 places (0 before the first item) */
+  guint head, n, mask;
+} QueueRun;
+typedef struct {
+  const Item *top;       /* the next item, while n > 0 */
+  guint n;               /* items, runs and heap */
+  guint top_src;         /* where top is: a run, or QUEUE_RUNS: the heap */
+  /* Each run's first and last times, INFINITY and -INFINITY if it is
+   * empty, so that choosing a run or the next item reads no ring. */
+  double head_t[QUEUE_RUNS], tail_t[QUEUE_RUNS];
+  Item *lastp;           /* the last item pushed, while nothing has moved since (else NULL) */
+  QueueRun runs[QUEUE_RUNS];
+  Item *heap;
+  guint heap_n, heap_cap;
 } PtiQueue;
 
 /* ---- resource models and changes -------------------------------------------- */
@@ -388,47 +397,138 @@ pti_item_less (const Item *a, const Item *b)
 {
   return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
-void pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg);
-/* pti_queue_push (e, t, ITEM_RESUME, rank, NULL), folded into the item
- * pushed just before if that is @rank's injection at @t. */
-void pti_queue_push_resume (PtiEngine *e, double t, guint32 rank);
-/* The last item into the hole a pop left at the root (queue.c). */
-void pti_queue_fill_hole (PtiQueue *q);
-/* The next item (the queue is not empty).  Inline: once per item, and the
- * hole it leaves is usually filled by the next push, not here. */
+void pti_queue_push_slow (PtiQueue *q, Item it, guint k, gboolean first);
+/* Queue an item at @t.  Inline: the usual case, an append to a run. */
+static inline void
+pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
+{
+  PtiQueue *q = &e->queue;
+  Item it = { .t = t, .seq = e->seq++, .msg = msg, .rank = rank, .type = type };
+  /* The new item has the greatest seq: it goes before the next item only
+   * if it is earlier, and after a run's last item if it is not. */
+  gboolean first = q->n == 0 || t < q->top->t;
+  guint k;
+#pragma GCC unroll 8
+  for (k = 0; k < QUEUE_RUNS; k++)
+    if (q->tail_t[k] <= t)
+      break;
+  QueueRun *r = &q->runs[k];
+  if (G_UNLIKELY (k == QUEUE_RUNS || r->n == r->mask + (r->buf != NULL))) {
+    pti_queue_push_slow (q, it, k, first);   /* the heap, or the ring is full or missing */
+    return;
+  }
+  Item *slot = &r->buf[(r->head + r->n++) & r->mask];
+  *slot = it;
+  q->lastp = slot;
+  q->tail_t[k] = t;
+  if (r->n == 1)
+    q->head_t[k] = t;
+  q->n++;
+  if (first) {
+    q->top_src = k;
+    q->top = slot;
+  }
+}
+/* A sender that posted a send yields at the time its data is injected
+ * (after its overhead): the RESUME would be pushed right after the
+ * injection, with the next insertion number and the same time, so it would
+ * be handled right after it, nothing between (an item pushed meanwhile has a
+ * later number).  Marking the injection instead saves a push and a pop:
+ * a quarter of the items of a wavefront.  The RESUME's insertion number is
+ * spent all the same, so every other item keeps its own.  Inline: once
+ * per computation that ends after the current time. */
+static inline void
+pti_queue_push_resume (PtiEngine *e, double t, guint32 rank)
+{
+  PtiQueue *q = &e->queue;
+  Item *l = q->lastp;
+  if (l != NULL && l->seq + 1 == e->seq && l->t == t && l->rank == rank
+      && (l->type == ITEM_INJECT_DATA || l->type == ITEM_INJECT_REQUEST)) {
+    l->type |= ITEM_THEN_RESUME;
+    e->seq++;
+    q->lastp = NULL;
+    return;
+  }
+  pti_queue_push (e, t, ITEM_RESUME, rank, NULL);
+}
+
+/* The first item of run @k, or with QUEUE_RUNS the heap's root. */
+static inline const Item *
+pti_queue_source_head (const PtiQueue *q, guint k)
+{
+  if (k < QUEUE_RUNS)
+    return &q->runs[k].buf[q->runs[k].head];
+  return &q->heap[0];
+}
+
+/* The next item after top was taken (n > 0): the least of the runs'
+ * heads and the heap's root.  Inline: once per item. */
+static inline void
+pti_queue_find_top (PtiQueue *q)
+{
+  guint src = QUEUE_RUNS;
+  double best = q->heap_n > 0 ? q->heap[0].t : INFINITY;
+#pragma GCC unroll 8
+  for (guint k = 0; k < QUEUE_RUNS; k++) {
+    double t = q->head_t[k];
+    /* One compare for a head that is later, the usual case. */
+    if (t <= best) {
+      if (t < best) {
+        best = t;
+        src = k;
+      } else if (q->runs[k].n > 0
+                 && ((src == QUEUE_RUNS && q->heap_n == 0)
+                     || pti_queue_source_head (q, k)->seq < pti_queue_source_head (q, src)->seq)) {
+        src = k;   /* a tie of times: the insertion numbers decide */
+      }
+    }
+  }
+  q->top = pti_queue_source_head (q, src);
+  q->top_src = src;
+}
+
+/* The heap's root taken (queue.c). */
+void pti_queue_heap_pop (PtiQueue *q);
+/* The next item (the queue is not empty).  Inline: once per item. */
 static inline Item
 pti_queue_pop (PtiEngine *e)
 {
   PtiQueue *q = &e->queue;
-  if (q->hole)
-    pti_queue_fill_hole (q);
-  Item top = q->items[0];
-  q->last = G_MAXUINT;
-  if (q->n == 1)
-    q->n = 0;
-  else
-    q->hole = TRUE;
+  Item top = *q->top;
+  q->lastp = NULL;
+  guint k = q->top_src;
+  if (k < QUEUE_RUNS) {
+    QueueRun *r = &q->runs[k];
+    r->head = (r->head + 1) & r->mask;
+    if (--r->n == 0) {
+      q->head_t[k] = INFINITY;
+      q->tail_t[k] = -INFINITY;
+    } else {
+      q->head_t[k] = r->buf[r->head].t;
+    }
+  } else {
+    pti_queue_heap_pop (q);
+  }
+  if (--q->n > 0)
+    pti_queue_find_top (q);
   return top;
 }
 /* The next item, without taking it (the queue is not empty). */
 static inline const Item *
 pti_queue_peek (const PtiEngine *e)
 {
-  const Item *h = e->queue.items;
-  if (!e->queue.hole)
-    return &h[0];
-  return pti_item_less (&h[2], &h[1]) ? &h[2] : &h[1];   /* h[2]: the sentinel if n is 2 */
+  return e->queue.top;
 }
 /* Its time. */
 static inline double
 pti_queue_next_time (const PtiEngine *e)
 {
-  return pti_queue_peek (e)->t;
+  return e->queue.top->t;
 }
 static inline guint
 pti_queue_size (const PtiEngine *e)
 {
-  return e->queue.n - e->queue.hole;
+  return e->queue.n;
 }
 /* Append every item, in no particular order (a folded RESUME as an item
  * of its own, as it was pushed). */

@@ -7,7 +7,7 @@
  * moves messages through their protocol and wakes resource models
  * (netglue.c).  The files of the core, by job:
  *
- *   queue.c      the event queue (a heap ordered by time, then insertion)
+ *   queue.c      the event queue (sorted runs and a heap: time, then insertion)
  *   procs.c      windows of operations, request slots, messages; appending
  *   protocol.c   matching, eager and rendezvous protocols, running a process
  *   netglue.c    resource network models, scheduled model changes
@@ -187,8 +187,8 @@ drain (PtiEngine *e, gboolean bounded)
     }
     /* With thousands of ranks a process is rarely in cache when its item
      * comes up.  Its first lines were prefetched when the item became the
-     * next (below): now the operation at its window's head, while the heap
-     * fills the root this pop leaves. */
+     * next (below): now the operation at its window's head, while the
+     * queue finds the item after it. */
     if (head->rank < e->n_procs) {
       const Proc *hp = &e->procs[head->rank];
       if (hp->mask != 0)

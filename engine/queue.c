@@ -3,76 +3,34 @@
  * were made and every run resolves ties the same way.  (time, seq) is a
  * total order, so any correct priority queue pops the same sequence.
  *
- * A binary heap of whole items.  Measured against it (instructions with
- * callgrind, and wall time paired on Sweep3D with 16 and 1,024 ranks): a
- * 4-ary heap, a heap of 16-byte keys over a slot pool popped bottom-up,
- * and a radix heap, all slower; the radix heap much slower on times that
- * differ in their last bits.  So were, measured again later, a 4-ary heap
- * and a binary one popped bottom-up, both on whole items, and one
- * comparison of (time, seq) as a 128-bit number.
+ * Sorted runs in front of a binary heap.  Items are mostly pushed in
+ * increasing time order within a few streams: the RESUMEs at the end of
+ * computations of one length, arrivals after transfers of one size,
+ * injections after the send overhead.  So an item goes to the first of
+ * QUEUE_RUNS runs (rings, each sorted by (time, seq)) whose last item is
+ * not later than it, an append, and only if none takes it into the heap;
+ * the next item is the least of the runs' heads and the heap's root, kept
+ * in `top`.  Sweep3D on 16 ranks under net-contention puts every item in a
+ * run, weak-scaled on 256 ranks all but 2% (11,435 of 540,081), where a
+ * binary heap of every item sifted about 8 levels per item.  5 runs: with
+ * 3, 4, 6 and 8, more instructions (engine/README.md has the figures):
+ * fewer runs send more items to the heap, more make every pop compare
+ * more heads.
  *
- * A pop leaves a hole at the root and fills it only when it must: handling
- * an item usually pushes another (an injection its arrival), which then
- * goes into the hole and sifts down once, where a pop and a push would
- * sift twice.  With a hole, positions 1 .. n-1 hold the items, each
- * subtree a heap, so the next item is the lesser child of the root. */
+ * Measured against a binary heap of every item and dropped before: a 4-ary
+ * heap, a heap of 16-byte keys over a slot pool popped bottom-up, a radix
+ * heap, a binary heap popped bottom-up, one comparison of (time, seq) as a
+ * 128-bit number.  The binary heap's own last form (a pop's hole filled by
+ * the next push, a sentinel past the last item) went with the runs; a
+ * calendar queue in front of it cost more (engine/README.md). */
 #include "core-private.h"
 
-/* Past the last item, position n holds one that follows every item (the
- * latest time, the last insertion number), so that a sift compares a
- * node's two children without asking whether the second exists: a compare
- * and a branch less per level, for a store per push or pop. */
-static const Item sentinel = { .t = INFINITY, .seq = G_MAXUINT64 };
-
-/* Sift @it down from @i: the items below @i are in order.  Where it ends. */
+/* Sift the heap's item at @i up; where it ends. */
 static guint
-sift_down (PtiQueue *q, guint i, Item it)
+heap_up (PtiQueue *q, guint i)
 {
-  Item *h = q->items;
-  guint n = q->n;
-  for (;;) {
-    guint c = 2 * i + 1;
-    if (c >= n)
-      break;
-    if (pti_item_less (&h[c + 1], &h[c]))
-      c++;
-    if (!pti_item_less (&h[c], &it))
-      break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = it;
-  return i;
-}
-
-void
-pti_queue_fill_hole (PtiQueue *q)
-{
-  q->hole = FALSE;
-  Item last = q->items[--q->n];
-  q->items[q->n] = sentinel;
-  if (q->n > 0)
-    sift_down (q, 0, last);
-}
-
-void
-pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
-{
-  PtiQueue *q = &e->queue;
-  if (q->hole) {
-    q->hole = FALSE;
-    Item it = { .t = t, .seq = e->seq++, .msg = msg, .rank = rank, .type = type };
-    q->last = sift_down (q, 0, it);
-    return;
-  }
-  if (q->n + 1 >= q->cap) {   /* room for the sentinel */
-    q->cap = MAX (64, q->cap * 2);
-    q->items = g_renew (Item, q->items, q->cap);
-  }
-  Item it = { .t = t, .seq = e->seq++, .msg = msg, .rank = rank, .type = type };
-  Item *h = q->items;
-  guint i = q->n++;
-  h[q->n] = sentinel;
+  Item *h = q->heap;
+  Item it = h[i];
   while (i > 0) {
     guint parent = (i - 1) / 2;
     if (!pti_item_less (&it, &h[parent]))
@@ -81,70 +39,147 @@ pti_queue_push (PtiEngine *e, double t, ItemType type, guint32 rank, Msg *msg)
     i = parent;
   }
   h[i] = it;
-  q->last = i;
+  return i;
 }
 
-/* A sender that posted a send yields at the time its data is injected
- * (after its overhead): the RESUME would be pushed right after the
- * injection, with the next insertion number and the same time, so it would
- * be handled right after it, nothing between (an item pushed meanwhile has a
- * later number).  Marking the injection instead saves a push and a pop of
- * the heap: a quarter of the items of a wavefront.  The RESUME's insertion
- * number is spent all the same, so every other item keeps its own. */
-void
-pti_queue_push_resume (PtiEngine *e, double t, guint32 rank)
+/* Sift @it down from @i: the items below @i are in order. */
+static void
+heap_down (PtiQueue *q, guint i, Item it)
 {
-  PtiQueue *q = &e->queue;
-  if (q->last != G_MAXUINT) {
-    Item *l = &q->items[q->last];
-    if (l->seq + 1 == e->seq && l->t == t && l->rank == rank
-        && (l->type == ITEM_INJECT_DATA || l->type == ITEM_INJECT_REQUEST)) {
-      l->type |= ITEM_THEN_RESUME;
-      e->seq++;
-      q->last = G_MAXUINT;
-      return;
-    }
+  Item *h = q->heap;
+  guint n = q->heap_n;
+  for (;;) {
+    guint c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && pti_item_less (&h[c + 1], &h[c]))
+      c++;
+    if (!pti_item_less (&h[c], &it))
+      break;
+    h[i] = h[c];
+    i = c;
   }
-  pti_queue_push (e, t, ITEM_RESUME, rank, NULL);
+  h[i] = it;
+}
+
+void
+pti_queue_heap_pop (PtiQueue *q)
+{
+  if (--q->heap_n > 0)
+    heap_down (q, 0, q->heap[q->heap_n]);
+}
+
+/* Doubles run @r's ring (it is full, or has none yet), its items from 0. */
+static void
+run_grow (QueueRun *r)
+{
+  guint cap = r->buf == NULL ? 64 : 2 * (r->mask + 1);
+  Item *buf = g_new (Item, cap);
+  for (guint i = 0; i < r->n; i++)
+    buf[i] = r->buf[(r->head + i) & r->mask];
+  g_free (r->buf);
+  r->buf = buf;
+  r->head = 0;
+  r->mask = cap - 1;
+}
+
+/* pti_queue_push's other cases: run @k (QUEUE_RUNS: none) must grow first,
+ * or the item goes into the heap.  @first: it comes before every item. */
+void
+pti_queue_push_slow (PtiQueue *q, Item it, guint k, gboolean first)
+{
+  if (k < QUEUE_RUNS) {
+    QueueRun *r = &q->runs[k];
+    run_grow (r);
+    Item *slot = &r->buf[r->n++];
+    *slot = it;
+    q->lastp = slot;
+    q->tail_t[k] = it.t;
+    if (r->n == 1)
+      q->head_t[k] = it.t;
+    q->n++;
+    if (first)
+      q->top_src = k;
+    q->top = pti_queue_source_head (q, q->top_src);   /* the ring may have held it */
+    return;
+  }
+  if (q->heap_n == q->heap_cap) {
+    q->heap_cap = MAX (64, 2 * q->heap_cap);
+    q->heap = g_renew (Item, q->heap, q->heap_cap);
+  }
+  q->heap[q->heap_n] = it;
+  q->lastp = &q->heap[heap_up (q, q->heap_n++)];
+  q->n++;
+  if (first)
+    q->top_src = QUEUE_RUNS;
+  /* The heap may have moved (grown), with the top in it. */
+  q->top = pti_queue_source_head (q, q->top_src);
+}
+
+static void
+collect_one (GArray *into, Item it)
+{
+  if (it.type & ITEM_THEN_RESUME) {
+    it.type &= ITEM_TYPE_MASK;
+    g_array_append_val (into, it);
+    it = (Item) { .t = it.t, .seq = it.seq + 1, .rank = it.rank, .type = ITEM_RESUME };
+  }
+  g_array_append_val (into, it);
 }
 
 void
 pti_queue_collect (const PtiEngine *e, GArray *into)
 {
-  for (guint i = e->queue.hole; i < e->queue.n; i++) {
-    Item it = e->queue.items[i];
-    if (it.type & ITEM_THEN_RESUME) {
-      it.type &= ITEM_TYPE_MASK;
-      g_array_append_val (into, it);
-      it = (Item) { .t = it.t, .seq = it.seq + 1, .rank = it.rank, .type = ITEM_RESUME };
-    }
-    g_array_append_val (into, it);
-  }
+  const PtiQueue *q = &e->queue;
+  for (guint k = 0; k < QUEUE_RUNS; k++)
+    for (guint i = 0; i < q->runs[k].n; i++)
+      collect_one (into, q->runs[k].buf[(q->runs[k].head + i) & q->runs[k].mask]);
+  for (guint i = 0; i < q->heap_n; i++)
+    collect_one (into, q->heap[i]);
 }
 
 void
 pti_queue_shift (PtiEngine *e, double dt, double now)
 {
+  (void) now;
   PtiQueue *q = &e->queue;
-  if (q->hole)
-    pti_queue_fill_hole (q);
-  q->last = G_MAXUINT;
-  for (guint i = 0; i < q->n; i++)
-    q->items[i].t += dt;
-  /* Adding one number keeps the order, unless two times become equal:
-   * restore the heap then (the insertion number breaks the tie). */
-  for (guint i = q->n; i-- > 0;)
-    sift_down (q, i, q->items[i]);
+  q->lastp = NULL;
+  /* Adding one number keeps a run in order: two times may become equal,
+   * and their insertion numbers still follow the run's order. */
+  for (guint k = 0; k < QUEUE_RUNS; k++) {
+    QueueRun *r = &q->runs[k];
+    for (guint i = 0; i < r->n; i++)
+      r->buf[(r->head + i) & r->mask].t += dt;
+    if (r->n > 0) {
+      q->head_t[k] = r->buf[r->head].t;
+      q->tail_t[k] = r->buf[(r->head + r->n - 1) & r->mask].t;
+    }
+  }
+  for (guint i = 0; i < q->heap_n; i++)
+    q->heap[i].t += dt;
+  /* The heap's order too, unless two times become equal: restore it then
+   * (the insertion number breaks the tie). */
+  for (guint i = q->heap_n; i-- > 0;)
+    heap_down (q, i, q->heap[i]);
+  if (q->n > 0)
+    pti_queue_find_top (q);
 }
 
 void
 pti_queue_init (PtiEngine *e)
 {
-  e->queue.last = G_MAXUINT;
+  PtiQueue *q = &e->queue;
+  q->lastp = NULL;
+  for (guint k = 0; k < QUEUE_RUNS; k++) {
+    q->head_t[k] = INFINITY;
+    q->tail_t[k] = -INFINITY;
+  }
 }
 
 void
 pti_queue_free (PtiEngine *e)
 {
-  g_free (e->queue.items);
+  for (guint k = 0; k < QUEUE_RUNS; k++)
+    g_free (e->queue.runs[k].buf);
+  g_free (e->queue.heap);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core-private.h"
 #include "wsl-private.h"
 
 #define US 1e-6
@@ -1162,6 +1163,104 @@ test_sendrecv (void)
   g_assert_cmpuint (result (ctx, 1).events, ==, 3);
 }
 
+/* The queue (queue.c) pops items in (time, insertion) order whatever it
+ * keeps where: more streams of increasing times than it has runs (so the
+ * heap takes some), equal times across streams, a RESUME folded into an
+ * injection and shifts, against the order sorted by hand. */
+typedef struct {
+  double t;
+  guint64 seq;
+  guint32 rank, type;
+} QueuedRef;
+
+static int
+compare_queued (const void *a, const void *b)
+{
+  const QueuedRef *x = a, *y = b;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+test_queue_order (void)
+{
+  PtiEngine *e = g_new0 (PtiEngine, 1);
+  pti_queue_init (e);
+  GArray *ref = g_array_new (FALSE, FALSE, sizeof (QueuedRef));
+  GRand *rand = g_rand_new_with_seed (11);
+  double now = 0;
+  guint popped = 0;
+  for (guint round = 0; round < 4000; round++) {
+    /* 12 streams, each pushing now + its own delay, in an order that
+     * changes from round to round; times on a 1/8 grid, so many tie. */
+    guint pushes = g_rand_int_range (rand, 0, 4);
+    for (guint i = 0; i < pushes; i++) {
+      guint stream = g_rand_int_range (rand, 0, 12);
+      double t = now + stream * 0.25 + g_rand_int_range (rand, 0, 3) * 0.125;
+      QueuedRef r = { t, e->seq, stream, ITEM_DATA_ARRIVE };
+      g_array_append_val (ref, r);
+      pti_queue_push (e, t, ITEM_DATA_ARRIVE, stream, NULL);
+    }
+    if (round % 7 == 0) {
+      /* An injection and its sender's RESUME at the same time: one item. */
+      QueuedRef r = { now + 0.5, e->seq, 99, ITEM_INJECT_DATA };
+      g_array_append_val (ref, r);
+      pti_queue_push (e, now + 0.5, ITEM_INJECT_DATA, 99, NULL);
+      pti_queue_push_resume (e, now + 0.5, 99);
+      QueuedRef resume = { now + 0.5, e->seq - 1, 99, ITEM_RESUME };
+      g_array_append_val (ref, resume);
+    }
+    if (round == 2000) {
+      /* A shift moves every item: the reference too. */
+      pti_queue_shift (e, 3.0, now + 3.0);
+      for (guint i = 0; i < ref->len; i++)
+        g_array_index (ref, QueuedRef, i).t += 3.0;
+      now += 3.0;
+    }
+    guint pops = g_rand_int_range (rand, 0, 4);
+    for (guint i = 0; i < pops && pti_queue_size (e) > 0; i++) {
+      qsort (ref->data, ref->len, sizeof (QueuedRef), compare_queued);
+      const Item *peek = pti_queue_peek (e);
+      g_assert_cmpfloat (peek->t, ==, g_array_index (ref, QueuedRef, 0).t);
+      Item it = pti_queue_pop (e);
+      QueuedRef want = g_array_index (ref, QueuedRef, 0);
+      g_assert_cmpfloat (it.t, ==, want.t);
+      g_assert_cmpuint (it.seq, ==, want.seq);
+      g_assert_cmpuint (it.rank, ==, want.rank);
+      g_array_remove_index (ref, 0);
+      if (it.type & ITEM_THEN_RESUME) {
+        /* The folded RESUME is the next item of the reference. */
+        g_assert_cmpuint (it.type & ITEM_TYPE_MASK, ==, ITEM_INJECT_DATA);
+        QueuedRef next = g_array_index (ref, QueuedRef, 0);
+        g_assert_cmpuint (next.type, ==, ITEM_RESUME);
+        g_assert_cmpuint (next.seq, ==, it.seq + 1);
+        g_array_remove_index (ref, 0);
+      }
+      now = it.t;
+      popped++;
+    }
+    g_assert_cmpuint (pti_queue_size (e), <=, ref->len);
+  }
+  while (pti_queue_size (e) > 0) {
+    qsort (ref->data, ref->len, sizeof (QueuedRef), compare_queued);
+    Item it = pti_queue_pop (e);
+    g_assert_cmpuint (it.seq, ==, g_array_index (ref, QueuedRef, 0).seq);
+    g_array_remove_index (ref, 0);
+    if (it.type & ITEM_THEN_RESUME)
+      g_array_remove_index (ref, 0);   /* its RESUME */
+    popped++;
+  }
+  g_assert_cmpuint (ref->len, ==, 0);
+  g_assert_cmpuint (popped, >, 3000);
+  /* The heap took items (more streams than runs), and runs most. */
+  g_assert_cmpuint (e->queue.heap_cap, >, 0);
+  pti_queue_free (e);
+  g_rand_free (rand);
+  g_array_free (ref, TRUE);
+  g_free (e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1203,5 +1302,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/probe-deadlock", test_probe_deadlock);
   g_test_add_func ("/engine/proc-null", test_proc_null);
   g_test_add_func ("/engine/sendrecv", test_sendrecv);
+  g_test_add_func ("/engine/queue-order", test_queue_order);
   return g_test_run ();
 }
