@@ -143,7 +143,7 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     if (run->progress)
       g_printerr ("pticalibrate: memory profile: the same with %u processes at once...\n",
                   o->procs);
-    if (!run_bench (run, sizes, "unit,random", o->procs, &out2, &s2, error))
+    if (!run_bench (run, sizes, "unit,random,runs:512", o->procs, &out2, &s2, error))
       return FALSE;
     cal_write_file (run->workdir, "mem-bench-procs.out", out2, NULL);
   }

@@ -222,6 +222,27 @@ test_runs (void)
   /* 2 processes: their profile has no runs curve, the 1-process one is used */
   assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
                                   "run=\"256\""), 2), 3e-6 + 1000 * 8 * 1.15e-8);
+  /* a 2-process profile with runs of 512 only (16 KiB: 1e-8 a byte, excess
+   * 9e-9): any run with 2 processes is read from it, a shorter one and a
+   * longer one alike; with 1 process, the 1-process curves (as above) */
+  const char *two = SYSTEM (
+    "<cpu_mem>"
+    "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"runs\" run=\"128\"><point bytes=\"1024\" bandwidth=\"1000000000\" "
+    "latency=\"1\"/><point bytes=\"16384\" bandwidth=\"50000000\" latency=\"1\"/></pattern>"
+    "<pattern name=\"runs\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\" "
+    "latency=\"1\"/><point bytes=\"16384\" bandwidth=\"200000000\" latency=\"1\"/></pattern>"
+    "</profile>"
+    "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"runs\" run=\"512\" streams=\"64\"><point bytes=\"1024\" "
+    "bandwidth=\"1000000000\" latency=\"1\"/><point bytes=\"16384\" bandwidth=\"100000000\" "
+    "latency=\"1\"/></pattern></profile></cpu_mem>");
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 2), 3e-6 + 1000 * 8 * 9e-9);
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"768\""), 2), 3e-6 + 1000 * 8 * 9e-9);
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 1), 3e-6 + 1000 * 8 * 1.15e-8);
 }
 
 /* ---- reuse-distance histograms ---------------------------------------------- */
