@@ -416,8 +416,8 @@ measure (const Pattern *pat, size_t bytes)
   free (p);
   if (me == 0) {
     Stats b = probe_stats (bw, n_reps), l = probe_stats (lat, n_reps);
-    printf ("mem pattern=%s stride=%zu streams=%zu streams_max=%d procs=%d bytes=%zu bw=%.6g bw_q1=%.6g "
-            "bw_q3=%.6g bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g "
+    printf ("mem pattern=%s stride=%zu streams=%zu streams_max=%d procs=%d bytes=%zu bw=%.6g "
+            "bw_q1=%.6g bw_q3=%.6g bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g "
             "lat_max=%.6g reps=%d\n",
             pat->pattern, strided || runs ? pat->stride : random ? (size_t) 0 : (size_t) 8,
             bc.streams, runs ? RUNS_STREAMS : 1, nprocs, bytes,
@@ -432,8 +432,8 @@ static void
 usage (const char *argv0)
 {
   fprintf (stderr,
-           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES] [--reps N] "
-           "[--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
+           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES] "
+           "[--reps N] [--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
   exit (2);
 }
 
@@ -506,7 +506,8 @@ main (int argc, char **argv)
         return 2;
       }
       /* A stride pattern needs a few accesses per pass, a runs pattern 2 runs. */
-      if (pats[k].stride != 0 && bytes / pats[k].stride < (strcmp (pats[k].pattern, "runs") == 0 ? 2 : 16))
+      size_t least = strcmp (pats[k].pattern, "runs") == 0 ? 2 : 16;
+      if (pats[k].stride != 0 && bytes / pats[k].stride < least)
         continue;
       measure (&pats[k], bytes);
     }

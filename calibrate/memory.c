@@ -177,9 +177,9 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     "words at random indices read from an index array (4-byte indices, at most 4 Mi of them: "
     "a sparse matrix-vector product's x(col(k))); runs, `streams` sequential streams read in "
     "turn, `run` bytes of each at a time (fewer streams where the working set holds fewer "
-    "than 2 runs of each).  Latency: a pointer chase through the "
-    "working set's 64-byte lines, consecutive (unit), `stride` bytes apart (strided), in a "
-    "random cycle (random) or in the runs' order, each load waiting for the one before.  Each figure is the median "
+    "than 2 runs of each).  Latency: a pointer chase through the working set's 64-byte lines, "
+    "consecutive (unit), `stride` bytes apart (strided), in a random cycle (random) or in the "
+    "runs' order, each load waiting for the one before.  Each figure is the median "
     "of %s samples of at least %s ms; a sample another process interrupted (CPU time under "
     "97%% of the wall time) is taken again: %s.  %s  Time: %.0f s alone, %.0f s together.",
     cc_base, run->quick ? "3" : "7", run->quick ? "3" : "10", noise, procs_text, s1, s2);
