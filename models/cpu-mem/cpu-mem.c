@@ -128,11 +128,13 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
   gboolean has_stride, has_run, has_streams;
   attr_number (el, "stride", &has_stride);
   attr_number (el, "run", &has_run);
-  attr_number (el, "streams", &has_streams);
+  double streams = attr_number (el, "streams", &has_streams);
   if (has_stride && c->kind != PAT_STRIDED)
     return pti_node_error (error, el, "stride is only for pattern strided");
   if ((has_run || has_streams) && c->kind != PAT_RUNS)
     return pti_node_error (error, el, "%s is only for pattern runs", has_run ? "run" : "streams");
+  if (has_streams && !(streams >= 1 && streams == floor (streams)))
+    return pti_node_error (error, el, "streams must be a whole number of at least 1");
   if (pattern_size_attr[c->kind] != NULL) {
     if (!positive_attr (el, pattern_size_attr[c->kind], &c->stride, error))
       return FALSE;

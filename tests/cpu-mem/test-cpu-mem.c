@@ -378,6 +378,11 @@ test_errors (void)
                   "latency_unit=\"ns\"><pattern name=\"unit\" streams=\"4\"><point "
                   "bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
           plain, "<pattern>", "streams is only for pattern runs");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"runs\" run=\"64\" streams=\"many\">"
+                  "<point bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile>"
+                  "</cpu_mem>"),
+          plain, "<pattern>", "streams must be a whole number");
   /* a value from parameters out of range, named at pricing */
   expect (MEM, LOOP ("bytes=\"8\" working_set=\"W\""), "rud.xml:1: <loop>", "working_set \"W\" is -1");
   expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">\n<reuse line=\"64\" "
