@@ -68,8 +68,9 @@ rng (void)
 static volatile uint64_t sink;
 
 /* The streams of the runs pattern: more than a core's prefetcher follows
- * (measured on the EPYC VM of configs/: a line of runs of 512 bytes costs
- * as much with 32 interleaved streams as with 120; calibrate/README.md). */
+ * (tried on the EPYC VM of configs/: with 8 interleaved streams a line of
+ * runs of 512 bytes costs what a unit stream's does, with 16 to 128 three
+ * to four times as much, with no trend; calibrate/README.md). */
 #define RUNS_STREAMS 64
 
 /* The streams of runs of @run bytes over @bytes: RUNS_STREAMS, or fewer so
