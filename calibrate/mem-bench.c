@@ -4,12 +4,14 @@
  * without vectorisation (8-byte scalar loads, as the cpu-clc RUDs count
  * them).  Plain C17 + POSIX.
  *
- *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random]
+ *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random,runs:512]
  *             [--reps N] [--target-ms MS] [--procs P] [--budget-s S]
  *
  * One line per pattern and size, key=value (bandwidth in bytes/s of data
- * the program asked for, 8 bytes per access; latency in ns per access):
- *   mem pattern=unit stride=8 procs=1 bytes=4096 bw=.. bw_q1=.. bw_q3=..
+ * the program asked for, 8 bytes per access; latency in ns per access;
+ * stride is the run of runs; streams those of this size, streams_max the
+ * pattern's):
+ *   mem pattern=unit stride=8 streams=1 streams_max=1 procs=1 bytes=4096 bw=.. bw_q1=.. bw_q3=..
  *       bw_min=.. bw_max=.. lat=.. lat_q1=.. lat_q3=.. lat_min=.. lat_max=.. reps=..
  *
  * Patterns:
@@ -20,7 +22,14 @@
  *   random     bandwidth: sum of words at random indices (read from an index
  *              array, as a sparse matrix-vector product reads x(col(k)));
  *              latency: a chase through a random cyclic permutation of the
- *              lines (Sattolo's algorithm), so each load waits for the last.
+ *              lines (Sattolo's algorithm), so each load waits for the last;
+ *   runs:R     bandwidth: RUNS_STREAMS sequential streams read in turn, R
+ *              bytes of each before the next (every word, 8 independent
+ *              sums): a loop nest that walks many arrays or planes a short
+ *              run at a time, as a wavefront sweep reads its I-lines, too
+ *              many streams for the hardware prefetcher to follow; a working
+ *              set too small for 2 runs a stream has fewer streams;
+ *              latency: a chase through the lines in the same order.
  *
  * Each sample runs for at least --target-ms; the figure is the median of
  * --reps samples.  A sample during which another process took the CPU
@@ -57,6 +66,21 @@ rng (void)
 }
 
 static volatile uint64_t sink;
+
+/* The streams of the runs pattern: more than a core's prefetcher follows
+ * (tried on the EPYC VM of configs/: with 8 interleaved streams a line of
+ * runs of 512 bytes costs what a unit stream's does, with 16 to 128 three
+ * to four times as much, with no trend; calibrate/README.md). */
+#define RUNS_STREAMS 64
+
+/* The streams of runs of @run bytes over @bytes: RUNS_STREAMS, or fewer so
+ * that each stream has at least 2 runs (at least 1 stream). */
+static size_t
+runs_streams (size_t bytes, size_t run)
+{
+  size_t s = bytes / (2 * run);
+  return s < 1 ? 1 : s > RUNS_STREAMS ? RUNS_STREAMS : s;
+}
 
 /* ---- bandwidth kernels: return the number of 8-byte accesses made ---- */
 
@@ -114,6 +138,30 @@ bw_random (const uint64_t *p, const uint32_t *idx, size_t m, long passes)
   return (uint64_t) passes * (m / 8 * 8);
 }
 
+static uint64_t
+bw_runs (const uint64_t *p, size_t n, size_t run_words, size_t streams, long passes)
+{
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+  size_t per = n / streams / run_words * run_words, runs = per / run_words;
+  for (long r = 0; r < passes; r++)
+    for (size_t k = 0; k < runs; k++)
+      for (size_t s = 0; s < streams; s++) {
+        const uint64_t *q = p + s * per + k * run_words;
+        for (size_t i = 0; i + 8 <= run_words; i += 8) {
+          s0 += q[i];
+          s1 += q[i + 1];
+          s2 += q[i + 2];
+          s3 += q[i + 3];
+          s4 += q[i + 4];
+          s5 += q[i + 5];
+          s6 += q[i + 6];
+          s7 += q[i + 7];
+        }
+      }
+  sink = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+  return (uint64_t) passes * (streams * runs * (run_words / 8 * 8));
+}
+
 /* ---- latency: a pointer chase, @steps loads each waiting for the last ---- */
 
 static void *
@@ -136,7 +184,17 @@ link_lines (char *buf, size_t lines, const char *pattern, size_t stride)
     fprintf (stderr, "mem-bench: out of memory\n");
     exit (1);
   }
-  if (strcmp (pattern, "random") == 0) {
+  if (strcmp (pattern, "runs") == 0) {
+    /* the bandwidth kernel's order: run k of every stream, then run k + 1 */
+    size_t run = stride < LINE ? 1 : stride / LINE, streams = runs_streams (lines * LINE, stride);
+    size_t per = lines / streams / run * run, n = 0;
+    for (size_t k = 0; k < per / run; k++)
+      for (size_t s = 0; s < streams; s++)
+        for (size_t l = 0; l < run; l++)
+          order[n++] = s * per + k * run + l;
+    for (size_t i = 0; i < n; i++)
+      *(void **) (buf + order[i] * LINE) = buf + order[(i + 1) % n] * LINE;
+  } else if (strcmp (pattern, "random") == 0) {
     for (size_t i = 0; i < lines; i++)
       order[i] = i;
     /* Sattolo: a random permutation that is one cycle through every line. */
@@ -242,7 +300,7 @@ static double target_s = 0.01;
 
 typedef struct {
   const char *pattern;
-  size_t stride;   /* bytes, strided only */
+  size_t stride;   /* bytes: strided, the stride; runs, the run */
 } Pattern;
 
 /* One sample: @step (which reports the units of work it did) until the
@@ -278,9 +336,10 @@ timed_sample (int warm, double (*step) (void *), void *ctx)
 typedef struct {
   const uint64_t *p;
   const uint32_t *idx;
-  size_t n, m, step;
+  size_t n, m, step;     /* step: words, strided's stride or runs' run */
+  size_t streams;        /* runs only */
   long chunk;            /* passes per clock check */
-  int kind;              /* 0 unit, 1 strided, 2 random */
+  int kind;              /* 0 unit, 1 strided, 2 random, 3 runs */
 } BwCtx;
 
 /* Bytes read by @chunk passes. */
@@ -288,7 +347,8 @@ static double
 bw_step (void *ctx)
 {
   BwCtx *c = ctx;
-  uint64_t acc = c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
+  uint64_t acc = c->kind == 3 ? bw_runs (c->p, c->n, c->step, c->streams, c->chunk)
+                 : c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
                  : c->kind == 1 ? bw_strided (c->p, c->n, c->step, c->chunk)
                                 : bw_unit (c->p, c->n, c->chunk);
   return acc * 8.0;
@@ -310,14 +370,16 @@ measure (const Pattern *pat, size_t bytes)
   uint64_t *p = NULL;
   int strided = strcmp (pat->pattern, "strided") == 0;
   int random = strcmp (pat->pattern, "random") == 0;
+  int runs = strcmp (pat->pattern, "runs") == 0;
   if (posix_memalign ((void **) &p, 4096, bytes) != 0) {
     fprintf (stderr, "mem-bench: cannot allocate %zu bytes\n", bytes);
     exit (1);
   }
   for (size_t i = 0; i < n; i++)
     p[i] = i;
-  BwCtx bc = { .p = p, .n = n, .step = strided ? pat->stride / 8 : 1,
-               .kind = random ? 2 : strided ? 1 : 0 };
+  BwCtx bc = { .p = p, .n = n, .step = strided || runs ? pat->stride / 8 : 1,
+               .streams = runs ? runs_streams (bytes, pat->stride) : 1,
+               .kind = runs ? 3 : random ? 2 : strided ? 1 : 0 };
   uint32_t *idx = NULL;
   if (random) {
     /* At most 4 Mi random indices: enough to leave no pattern, and the
@@ -344,7 +406,7 @@ measure (const Pattern *pat, size_t bytes)
   free (idx);
 
   /* Latency: the same bytes as lines linked in the pattern's order. */
-  link_lines ((char *) p, bytes / LINE, pat->pattern, strided ? pat->stride : LINE);
+  link_lines ((char *) p, bytes / LINE, pat->pattern, strided || runs ? pat->stride : LINE);
   void *q = p;
   for (int r = -1; r < n_reps; r++) {
     double rate = timed_sample (r < 0, chase_step, &q);
@@ -355,10 +417,11 @@ measure (const Pattern *pat, size_t bytes)
   free (p);
   if (me == 0) {
     Stats b = probe_stats (bw, n_reps), l = probe_stats (lat, n_reps);
-    printf ("mem pattern=%s stride=%zu procs=%d bytes=%zu bw=%.6g bw_q1=%.6g bw_q3=%.6g "
-            "bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g lat_max=%.6g "
-            "reps=%d\n",
-            pat->pattern, strided ? pat->stride : random ? (size_t) 0 : (size_t) 8, nprocs, bytes,
+    printf ("mem pattern=%s stride=%zu streams=%zu streams_max=%d procs=%d bytes=%zu bw=%.6g "
+            "bw_q1=%.6g bw_q3=%.6g bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g "
+            "lat_max=%.6g reps=%d\n",
+            pat->pattern, strided || runs ? pat->stride : random ? (size_t) 0 : (size_t) 8,
+            bc.streams, runs ? RUNS_STREAMS : 1, nprocs, bytes,
             b.med, b.q1, b.q3, b.min, b.max, l.med, l.q1, l.q3, l.min, l.max, n_reps);
     fflush (stdout);
   }
@@ -370,8 +433,8 @@ static void
 usage (const char *argv0)
 {
   fprintf (stderr,
-           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random] [--reps N] "
-           "[--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
+           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES] "
+           "[--reps N] [--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
   exit (2);
 }
 
@@ -409,6 +472,8 @@ main (int argc, char **argv)
       pats[npat++] = (Pattern) { strcmp (tok, "unit") == 0 ? "unit" : "random", 0 };
     else if (strncmp (tok, "strided:", 8) == 0 && atol (tok + 8) >= 16 && atol (tok + 8) % 8 == 0)
       pats[npat++] = (Pattern) { "strided", (size_t) atol (tok + 8) };
+    else if (strncmp (tok, "runs:", 5) == 0 && atol (tok + 5) >= LINE && atol (tok + 5) % LINE == 0)
+      pats[npat++] = (Pattern) { "runs", (size_t) atol (tok + 5) };
     else {
       fprintf (stderr, "mem-bench: unknown pattern '%s'\n", tok);
       return 2;
@@ -441,8 +506,9 @@ main (int argc, char **argv)
         fprintf (stderr, "mem-bench: size %s: at least 4096 and a multiple of %d\n", tok, LINE);
         return 2;
       }
-      /* A stride pattern needs a few accesses per pass. */
-      if (pats[k].stride != 0 && bytes / pats[k].stride < 16)
+      /* A stride pattern needs a few accesses per pass, a runs pattern 2 runs. */
+      size_t least = strcmp (pats[k].pattern, "runs") == 0 ? 2 : 16;
+      if (pats[k].stride != 0 && bytes / pats[k].stride < least)
         continue;
       measure (&pats[k], bytes);
     }

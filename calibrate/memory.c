@@ -79,6 +79,9 @@ write_profile (GString *xml, GPtrArray *lines, guint procs, double *worst, char 
         g_string_append (xml, "    </pattern>\n");
       if (strcmp (pattern, "strided") == 0)
         g_string_append_printf (xml, "    <pattern name=\"strided\" stride=\"%.0f\">\n", stride);
+      else if (strcmp (pattern, "runs") == 0)
+        g_string_append_printf (xml, "    <pattern name=\"runs\" run=\"%.0f\" streams=\"%.0f\">\n",
+                                stride, cal_line_num (l, "streams_max"));
       else
         g_string_append_printf (xml, "    <pattern name=\"%s\">\n", pattern);
       cur_pattern = pattern;
@@ -124,8 +127,9 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     return FALSE;
 
   g_autofree char *sizes = size_list (run->quick, o->max_bytes);
-  const char *patterns = run->quick ? "unit,strided:512,random"
-                                    : "unit,strided:128,strided:512,strided:4096,random";
+  const char *patterns = run->quick ? "unit,strided:512,random,runs:512"
+                                    : "unit,strided:128,strided:512,strided:4096,random,"
+                                      "runs:256,runs:512,runs:1024,runs:4096";
   if (run->progress)
     g_printerr ("pticalibrate: memory profile: 4 KiB to %g MiB, %s...\n",
                 o->max_bytes / 1048576.0, patterns);
@@ -139,7 +143,7 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     if (run->progress)
       g_printerr ("pticalibrate: memory profile: the same with %u processes at once...\n",
                   o->procs);
-    if (!run_bench (run, sizes, "unit,random", o->procs, &out2, &s2, error))
+    if (!run_bench (run, sizes, "unit,random,runs:512", o->procs, &out2, &s2, error))
       return FALSE;
     cal_write_file (run->workdir, "mem-bench-procs.out", out2, NULL);
   }
@@ -171,9 +175,11 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     "without vectorisation: one 8-byte load per access).  Bandwidth: unit, the sum of every word "
     "of the working set (8 independent sums); strided, one word every `stride` bytes; random, "
     "words at random indices read from an index array (4-byte indices, at most 4 Mi of them: "
-    "a sparse matrix-vector product's x(col(k))).  Latency: a pointer chase through the "
-    "working set's 64-byte lines, consecutive (unit), `stride` bytes apart (strided) or in a "
-    "random cycle (random), each load waiting for the one before.  Each figure is the median "
+    "a sparse matrix-vector product's x(col(k))); runs, `streams` sequential streams read in "
+    "turn, `run` bytes of each at a time (fewer streams where the working set holds fewer "
+    "than 2 runs of each).  Latency: a pointer chase through the working set's 64-byte lines, "
+    "consecutive (unit), `stride` bytes apart (strided), in a random cycle (random) or in the "
+    "runs' order, each load waiting for the one before.  Each figure is the median "
     "of %s samples of at least %s ms; a sample another process interrupted (CPU time under "
     "97%% of the wall time) is taken again: %s.  %s  Time: %.0f s alone, %.0f s together.",
     cc_base, run->quick ? "3" : "7", run->quick ? "3" : "10", noise, procs_text, s1, s2);

@@ -18,9 +18,9 @@ typedef struct {
 } Tree;
 
 static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "bytes",
-                                          "working_set", "pattern", "stride", NULL };
+                                          "working_set", "pattern", "stride", "run", NULL };
 static const char *const compute_attrs[] = { "of", "type", "bytes", "working_set", "pattern",
-                                             "stride", NULL };
+                                             "stride", "run", NULL };
 static const char *const case_attrs[] = { "type", "of", NULL };
 static const char *const branch_attrs[] = { "exprob", NULL };
 static const char *const rud_attrs[] = { "device", "name", NULL };

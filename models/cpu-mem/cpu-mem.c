@@ -27,8 +27,10 @@ extern const PtiModelDesc pti_model_cpu_clc;
 
 /* ---- the machine profile ------------------------------------------------- */
 
-typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, N_PATTERNS } PatKind;
-static const char *const pattern_names[] = { "unit", "strided", "random" };
+typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, PAT_RUNS, N_PATTERNS } PatKind;
+static const char *const pattern_names[] = { "unit", "strided", "random", "runs" };
+/* The attribute that sizes a pattern (NULL: none). */
+static const char *const pattern_size_attr[] = { NULL, "stride", NULL, "run" };
 
 typedef struct {
   double x;       /* log2 of the working set, bytes */
@@ -37,7 +39,7 @@ typedef struct {
 
 typedef struct {
   PatKind kind;
-  double stride;  /* bytes; the access size for unit */
+  double stride;  /* bytes: strided's stride, runs' run; the access size for unit */
   guint n;
   Point *pts;     /* by increasing x */
 } Curve;
@@ -115,20 +117,27 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
     if (strcmp ((const char *) name, pattern_names[k]) == 0)
       c->kind = (PatKind) k;
   if (c->kind == N_PATTERNS) {
-    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided or random)"
-                                    : "%smissing required attribute name (unit, strided or random)",
+    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided, random or runs)"
+                                    : "%smissing required attribute name (unit, strided, random "
+                                      "or runs)",
                     name ? (const char *) name : "");
     xmlFree (name);
     return FALSE;
   }
   xmlFree (name);
-  gboolean has_stride;
+  gboolean has_stride, has_run, has_streams;
   attr_number (el, "stride", &has_stride);
-  if (c->kind == PAT_STRIDED) {
-    if (!positive_attr (el, "stride", &c->stride, error))
-      return FALSE;
-  } else if (has_stride) {
+  attr_number (el, "run", &has_run);
+  double streams = attr_number (el, "streams", &has_streams);
+  if (has_stride && c->kind != PAT_STRIDED)
     return pti_node_error (error, el, "stride is only for pattern strided");
+  if ((has_run || has_streams) && c->kind != PAT_RUNS)
+    return pti_node_error (error, el, "%s is only for pattern runs", has_run ? "run" : "streams");
+  if (has_streams && !(streams >= 1 && streams == floor (streams)))
+    return pti_node_error (error, el, "streams must be a whole number of at least 1");
+  if (pattern_size_attr[c->kind] != NULL) {
+    if (!positive_attr (el, pattern_size_attr[c->kind], &c->stride, error))
+      return FALSE;
   } else {
     c->stride = c->kind == PAT_UNIT ? access : INFINITY;
   }
@@ -187,7 +196,8 @@ parse_profile (const xmlNode *el, Profile *prof, GError **error)
     for (guint i = 0; i + 1 < prof->n_curves; i++)
       if (prof->curves[i].kind == c->kind && prof->curves[i].stride == c->stride)
         return pti_node_error (error, p, "pattern %s%s is given twice in this profile",
-                               pattern_names[c->kind], c->kind == PAT_STRIDED ? " (this stride)" : "");
+                               pattern_names[c->kind], c->kind == PAT_STRIDED ? " (this stride)"
+                                                       : c->kind == PAT_RUNS ? " (this run)" : "");
   }
   return TRUE;
 }
@@ -365,11 +375,12 @@ profile_index (const CpuMem *self, double p)
   return i;
 }
 
-/* Excess seconds per byte of @kind (stride @stride) at @ws, in profile @pi
- * or, if it lacks the pattern, the next profile of fewer processes.  A
- * stride between measured ones is interpolated in log2(stride), unit
- * counting as stride = access; past the largest, the largest.  NaN if no
- * profile has the pattern. */
+/* Excess seconds per byte of @kind (stride or run @stride) at @ws, in
+ * profile @pi or, if it lacks the pattern, the next profile of fewer
+ * processes.  A stride between measured ones is interpolated in
+ * log2(stride), unit counting as stride = access; past the largest, the
+ * largest.  A run likewise between measured runs; outside them, the
+ * nearest.  NaN if no profile has the pattern. */
 static double
 pattern_excess (const CpuMem *self, guint pi, PatKind kind, double stride, double ws)
 {
@@ -377,29 +388,33 @@ pattern_excess (const CpuMem *self, guint pi, PatKind kind, double stride, doubl
     const Profile *prof = &self->profiles[p];
     if (kind == PAT_STRIDED && stride <= prof->access)
       kind = PAT_UNIT;
+    gboolean sized = kind == PAT_STRIDED || kind == PAT_RUNS;
     const Curve *below = NULL, *above = NULL;
     for (guint i = 0; i < prof->n_curves; i++) {
       const Curve *c = &prof->curves[i];
-      if (kind != PAT_STRIDED) {
+      if (!sized) {
         if (c->kind == kind)
           return curve_excess (c, ws);
         continue;
       }
-      if (c->kind == PAT_RANDOM)
+      /* strided interpolates down to unit; runs between runs only */
+      if (kind == PAT_STRIDED ? c->kind != PAT_STRIDED && c->kind != PAT_UNIT : c->kind != kind)
         continue;
       if (c->stride <= stride && (below == NULL || c->stride > below->stride))
         below = c;
       if (c->stride > stride && (above == NULL || c->stride < above->stride))
         above = c;
     }
-    if (kind != PAT_STRIDED)
+    if (!sized)
       continue;
     if (below != NULL && above != NULL) {
       double f = (log2 (stride) - log2 (below->stride)) / (log2 (above->stride) - log2 (below->stride));
       return (1 - f) * curve_excess (below, ws) + f * curve_excess (above, ws);
     }
-    if (below != NULL && below->kind == PAT_STRIDED)
+    if (below != NULL && below->kind == kind)
       return curve_excess (below, ws);
+    if (kind == PAT_RUNS && above != NULL)
+      return curve_excess (above, ws);
     /* only unit (or nothing) measured here: look at fewer processes */
   }
   return NAN;
@@ -411,7 +426,7 @@ typedef struct {
   PtiExpr *mult;        /* product of the trip counts and probabilities above, or NULL (1) */
   PtiExpr *bytes;       /* bytes form: bytes per execution, or NULL for a histogram */
   PtiExpr *ws;
-  PtiExpr *stride;      /* pattern strided only */
+  PtiExpr *stride;      /* strided's stride or runs' run; NULL for the others */
   PatKind pattern;
   /* histogram form */
   PtiExpr *scale;       /* or NULL (1) */
@@ -493,10 +508,12 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
   const char *bytes = pti_rud_attr (node, "bytes");
   const char *ws = pti_rud_attr (node, "working_set");
   const char *pattern = pti_rud_attr (node, "pattern");
-  const char *stride = pti_rud_attr (node, "stride");
+  const char *stride_attr = pti_rud_attr (node, "stride"), *run_attr = pti_rud_attr (node, "run");
+  const char *stride = stride_attr ? stride_attr : run_attr;
   const PtiRudReuse *reuse = pti_rud_reuse (cx->root, node);
   if (bytes == NULL && reuse == NULL) {
-    const char *stray = ws ? "working_set" : pattern ? "pattern" : stride ? "stride" : NULL;
+    const char *stray = ws ? "working_set" : pattern ? "pattern" : stride_attr ? "stride"
+                        : run_attr ? "run" : NULL;
     if (stray != NULL)
       return pti_rud_error (error, node, "%s without bytes or <reuse>: a memory signature states "
                             "the bytes touched (bytes, working_set, pattern) or a reuse-distance "
@@ -513,13 +530,22 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
     while (k < N_PATTERNS && strcmp (pattern, pattern_names[k]) != 0)
       k++;
     if (k == N_PATTERNS)
-      return pti_rud_error (error, node, "pattern '%s' is not unit, strided or random", pattern);
+      return pti_rud_error (error, node, "pattern '%s' is not unit, strided, random or runs",
+                            pattern);
     t.pattern = (PatKind) k;
   }
-  if ((t.pattern == PAT_STRIDED) != (stride != NULL))
-    return pti_rud_error (error, node, t.pattern == PAT_STRIDED
-                                         ? "pattern strided needs stride (bytes between accesses)"
-                                         : "stride is only for pattern=\"strided\"");
+  if (stride_attr != NULL && run_attr != NULL)
+    return pti_rud_error (error, node, "stride and run both given: stride is for "
+                          "pattern=\"strided\", run for pattern=\"runs\"");
+  if (t.pattern == PAT_STRIDED && stride_attr == NULL)
+    return pti_rud_error (error, node, "pattern strided needs stride (bytes between accesses)");
+  if (t.pattern == PAT_RUNS && run_attr == NULL)
+    return pti_rud_error (error, node, "pattern runs needs run (the bytes read consecutively "
+                          "before the loop moves elsewhere)");
+  if (stride_attr != NULL && t.pattern != PAT_STRIDED)
+    return pti_rud_error (error, node, "stride is only for pattern=\"strided\"");
+  if (run_attr != NULL && t.pattern != PAT_RUNS)
+    return pti_rud_error (error, node, "run is only for pattern=\"runs\"");
   if (bytes != NULL && ws == NULL)
     return pti_rud_error (error, node, "bytes needs working_set (the bytes of data the accesses "
                           "range over)");
@@ -534,7 +560,7 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
     if (!compile_attr (cx, node, "iter/exprob", text->str, &t.mult, error))
       goto fail;
   }
-  if ((stride && !compile_attr (cx, node, "stride", stride, &t.stride, error))
+  if ((stride && !compile_attr (cx, node, stride_attr ? "stride" : "run", stride, &t.stride, error))
       || (bytes && !compile_attr (cx, node, "bytes", bytes, &t.bytes, error))
       || (ws && !compile_attr (cx, node, "working_set", ws, &t.ws, error)))
     goto fail;
@@ -662,11 +688,12 @@ reuse_misses (const MemTerm *t, double lines)
 
 /* Lines one miss of the pattern brings per access that asked for it: a
  * miss serves line/stride accesses of a stride below the line (all of a
- * unit stream's), one of a random or wide-strided pattern. */
+ * unit stream's, and a run's, which reads every word), one of a random or
+ * wide-strided pattern. */
 static double
 accesses_per_line (PatKind kind, double stride, double access, double line)
 {
-  double step = kind == PAT_UNIT ? access : kind == PAT_STRIDED ? stride : line;
+  double step = kind == PAT_UNIT || kind == PAT_RUNS ? access : kind == PAT_STRIDED ? stride : line;
   return MAX (1.0, line / MAX (step, access));
 }
 
@@ -736,7 +763,8 @@ explain_failure (const CpuMem *self, const Compiled *c, const PtiSymbols *values
       continue;
     struct { const PtiExpr *e; const char *what; double lo; } checks[] = {
       { t->mult, "iter/exprob", 0 }, { t->bytes, "bytes", 0 }, { t->ws, "working_set", 0 },
-      { t->stride, "stride", 1e-300 }, { t->scale, "reuse scale", 0 },
+      { t->stride, t->pattern == PAT_RUNS ? "run" : "stride", 1e-300 },
+      { t->scale, "reuse scale", 0 },
     };
     for (guint k = 0; k < G_N_ELEMENTS (checks); k++) {
       double v;
@@ -847,7 +875,8 @@ const PtiModelDesc pti_model_cpu_mem = {
     "computer's <cpu_clc>, which were measured with every array reference in L1)\n"
     "and adds what its memory behaviour costs beyond L1.  A <loop> or <compute>\n"
     "of the RUD may state, per execution (per iteration of a loop), the bytes it\n"
-    "touches, its working set and its pattern (unit, strided with stride, random),\n"
+    "touches, its working set and its pattern (unit, strided with stride, random,\n"
+    "runs with run: many streams read a short run at a time),\n"
     "or a reuse-distance histogram (<reuse>).  The machine profile gives seconds\n"
     "per byte s_pat(W) by working set W and pattern (1/bandwidth, linear in\n"
     "log2 W between measured points), for 1, 2... processes sharing the node:\n"

@@ -21,8 +21,9 @@ not checked, only what was written), then, as TAP:
     from the host's BLAS, its check skipped without one), and an 8-byte message
     between the node's two CPUs exactly o_s + L + 8/B + o_r, read back from
     the file (closed forms, tests/calibrate/data);
-  * the memory profile covers 4 KiB to 64 MiB for unit, strided and random
-    access, its points in increasing order.
+  * the memory profile covers 4 KiB to 64 MiB for unit, strided, random and
+    runs access, its points in increasing order, and a runs pattern says its
+    run and its streams.
 
 Without mpicc the MPI part is skipped by pticalibrate; the checks that need
 it are then skipped here, saying so.
@@ -258,8 +259,12 @@ def main():
             b = [int(p.get('bytes')) for p in pat.findall('point')]
             ordered = ordered and b == sorted(b) and len(set(b)) == len(b)
             span = span and b[0] <= 65536 and b[-1] >= 64 << 20
-        check('the profile has unit, strided and random patterns',
-              {'unit', 'strided', 'random'} <= set(names), names)
+        check('the profile has unit, strided, random and runs patterns',
+              {'unit', 'strided', 'random', 'runs'} <= set(names), names)
+        runs = [p for p in prof.findall('pattern') if p.get('name') == 'runs']
+        check('a runs pattern gives its run (512 with --quick) and its streams',
+              [(p.get('run'), p.get('streams')) for p in runs] == [('512', '64')],
+              [(p.get('run'), p.get('streams')) for p in runs])
         check('each pattern goes by increasing working set, to 64 MiB', ordered and span)
     return report()
 

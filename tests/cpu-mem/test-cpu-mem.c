@@ -7,6 +7,8 @@
  *   unit             1 KiB: 1e-9   4 KiB: 2e-9   16 KiB: 4e-9
  *   strided 64       1 KiB: 1e-9                 16 KiB: 1e-8
  *   random           1 KiB: 1e-9                 16 KiB: 1e-7
+ *   runs 128         1 KiB: 1e-9                 16 KiB: 2e-8
+ *   runs 512         1 KiB: 1e-9                 16 KiB: 5e-9
  * and processes = 2: unit 1 KiB: 1e-9, 16 KiB: 8e-9.  Excess over L1 (the
  * smallest working set): unit at 8 KiB, halfway in log2 between 4 and 16
  * KiB, 3e-9 - 1e-9 = 2e-9; unit past 16 KiB 3e-9; random past 16 KiB 9.9e-8.
@@ -40,6 +42,11 @@ static const PtiModelDesc *const model = &pti_model_cpu_mem;
   "   latency=\"1\"/><point bytes=\"16384\" bandwidth=\"100000000\" latency=\"1\"/></pattern>\n" \
   " <pattern name=\"random\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"  \
   "  <point bytes=\"16384\" bandwidth=\"10000000\" latency=\"1\"/></pattern>\n"               \
+  " <pattern name=\"runs\" run=\"128\" streams=\"64\"><point bytes=\"1024\""                 \
+  "   bandwidth=\"1000000000\" latency=\"1\"/><point bytes=\"16384\" bandwidth=\"50000000\""  \
+  "   latency=\"1\"/></pattern>\n"                                                              \
+  " <pattern name=\"runs\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\""        \
+  "   latency=\"1\"/><point bytes=\"16384\" bandwidth=\"200000000\" latency=\"1\"/></pattern>\n" \
   "</profile>\n"                                                                               \
   "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">\n"      \
   " <pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"    \
@@ -195,6 +202,49 @@ test_strided_random (void)
   assert_close (price (MEM, rud, 2), expected);
 }
 
+static void
+test_runs (void)
+{
+  /* run 256, halfway in log2 between the runs of 128 and 512; at 16 KiB
+   * 0.5 * (2e-8 - 1e-9) + 0.5 * (5e-9 - 1e-9) = 1.15e-8 */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 1), 3e-6 + 1000 * 8 * 1.15e-8);
+  /* at 4 KiB, halfway in log2 between 1 and 16 KiB: run 128's curve is
+   * 1e-9 + 0.5 * (2e-8 - 1e-9) = 1.05e-8, excess 9.5e-9 (run = S * 32 + 32) */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"4096\" pattern=\"runs\" "
+                                  "run=\"S * 32 + 32\""), 1), 3e-6 + 1000 * 8 * 9.5e-9);
+  /* shorter than the shortest measured run: its curve, 1.9e-8; longer than
+   * the longest: its curve, 4e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"64\""), 1), 3e-6 + 1000 * 8 * 1.9e-8);
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"4096\""), 1), 3e-6 + 1000 * 8 * 4e-9);
+  /* 2 processes: their profile has no runs curve, the 1-process one is used */
+  assert_close (price (MEM, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 2), 3e-6 + 1000 * 8 * 1.15e-8);
+  /* a 2-process profile with runs of 512 only (16 KiB: 1e-8 a byte, excess
+   * 9e-9): any run with 2 processes is read from it, a shorter one and a
+   * longer one alike; with 1 process, the 1-process curves (as above) */
+  const char *two = SYSTEM (
+    "<cpu_mem>"
+    "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"runs\" run=\"128\"><point bytes=\"1024\" bandwidth=\"1000000000\" "
+    "latency=\"1\"/><point bytes=\"16384\" bandwidth=\"50000000\" latency=\"1\"/></pattern>"
+    "<pattern name=\"runs\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\" "
+    "latency=\"1\"/><point bytes=\"16384\" bandwidth=\"200000000\" latency=\"1\"/></pattern>"
+    "</profile>"
+    "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"runs\" run=\"512\" streams=\"64\"><point bytes=\"1024\" "
+    "bandwidth=\"1000000000\" latency=\"1\"/><point bytes=\"16384\" bandwidth=\"100000000\" "
+    "latency=\"1\"/></pattern></profile></cpu_mem>");
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 2), 3e-6 + 1000 * 8 * 9e-9);
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"768\""), 2), 3e-6 + 1000 * 8 * 9e-9);
+  assert_close (price (two, LOOP ("bytes=\"8\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"256\""), 1), 3e-6 + 1000 * 8 * 1.15e-8);
+}
+
 /* ---- reuse-distance histograms ---------------------------------------------- */
 
 /* 100 references: 50 at distance [0, 8), 20 at [8, 32), 20 at [32, 256), 10
@@ -306,6 +356,33 @@ test_errors (void)
   expect (MEM, LOOP ("working_set=\"8\""), "rud.xml:1: <loop>", "without bytes");
   expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"strided\""), "<loop>", "needs stride");
   expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"zigzag\""), "<loop>", "'zigzag'");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"runs\""), "<loop>", "needs run");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" run=\"64\""), "<loop>",
+          "run is only for pattern=\"runs\"");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"runs\" run=\"64\" stride=\"8\""),
+          "<loop>", "stride and run both given");
+  expect (MEM, LOOP ("working_set=\"8\" pattern=\"runs\" run=\"64\""), "<loop>",
+          "without bytes");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"runs\" run=\"W\""),
+          "rud.xml:1: <loop>", "run \"W\" is -1");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"unit\"><point bytes=\"1024\" "
+                  "bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"runs\" run=\"64\""), "<loop>",
+          "no profile of this <cpu_mem> measures pattern runs");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"runs\"><point bytes=\"1024\" "
+                  "bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<pattern>", "missing required attribute run");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"unit\" streams=\"4\"><point "
+                  "bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<pattern>", "streams is only for pattern runs");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"runs\" run=\"64\" streams=\"many\">"
+                  "<point bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile>"
+                  "</cpu_mem>"),
+          plain, "<pattern>", "streams must be a whole number");
   /* a value from parameters out of range, named at pricing */
   expect (MEM, LOOP ("bytes=\"8\" working_set=\"W\""), "rud.xml:1: <loop>", "working_set \"W\" is -1");
   expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">\n<reuse line=\"64\" "
@@ -343,6 +420,7 @@ main (int argc, char **argv)
   g_assert_nonnull (tmpdir);
   g_test_add_func ("/cpu-mem/unit", test_unit);
   g_test_add_func ("/cpu-mem/strided-random", test_strided_random);
+  g_test_add_func ("/cpu-mem/runs", test_runs);
   g_test_add_func ("/cpu-mem/reuse", test_reuse);
   g_test_add_func ("/cpu-mem/profile-file", test_profile_file);
   g_test_add_func ("/cpu-mem/errors", test_errors);

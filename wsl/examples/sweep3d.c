@@ -48,7 +48,7 @@ static const char block_rud[] =
   "  <loop iter='mmi' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TILL,ARF1'/></loop>"
   " </loop>"
   " <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'"
-  "       bytes='152 * it / mmi' working_set='112 * it * jt * kt' pattern='unit'>"
+  "       bytes='96 * it / mmi' working_set='112 * it * jt * kt' pattern='runs' run='8 * it'>"
   "  <compute type='clc' of='2*MFDL,3*TFDL,4*ARF1,2*ARF3,3*AILL,2*CMLL'"
   "           bytes='152 * it * (mmi - 1) / mmi' working_set='96 * it * mmi * min(nk, jt)'"
   "           pattern='unit'/>"

@@ -32,8 +32,10 @@
  * Memory behaviour, read by memory-aware CPU models and ignored by others:
  *   bytes        bytes the element touches per execution (per iteration of a loop)
  *   working_set  bytes of the data it cycles through
- *   pattern      "unit", "strided" or "random"
+ *   pattern      "unit", "strided", "random" or "runs"
  *   stride       bytes between successive accesses (pattern="strided")
+ *   run          bytes read consecutively before the accesses move to
+ *                another of many streams (pattern="runs")
  * and, as the first child of a <loop> or the only child of a <compute>, a
  * reuse-distance histogram (pti_rud_reuse), inline or from a file:
  *   <reuse line="64" references="N" [scale="EXPR"]>
