@@ -81,6 +81,7 @@ positive_attr (const xmlNode *n, const char *name, double *out, GError **error)
 {
   gboolean present;
   double v = attr_number (n, name, &present);
+  *out = 0;   /* set on every path: GCC cannot see that pti_node_error returns FALSE */
   if (!present)
     return pti_node_error (error, n, "missing required attribute %s", name);
   if (!(v > 0))
