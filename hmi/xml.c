@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libxml/parser.h>
-#include <libxml/xmlschemastypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -260,16 +259,9 @@ schema_from_ctxt (xmlSchemaParserCtxt *pctxt, const char *name, GError **error)
  * change, compiling hmc.xsd takes longer than loading a small system, and a
  * program may make many contexts (a parameter sweep, a fuzzer).  Keyed by
  * "file:PATH" or by "text:" and the text of an embedded schema; only
- * schemas that compile are kept.  A schema is compiled outside the lock,
- * so two threads compile two schemas at once (pti_xml_schema_prefetch);
- * one that wants a schema another is compiling waits for it. */
-typedef struct {
-  xmlSchema *schema;       /* NULL while compiling */
-} SchemaSlot;
-
+ * schemas that compile are kept. */
 static GMutex schema_lock;
-static GCond schema_done;
-static GHashTable *schema_cache;   /* char * -> SchemaSlot *, both owned, never freed */
+static GHashTable *schema_cache;   /* char * -> xmlSchema *, both owned, never freed */
 
 /* A key holds a whole schema: g_str_hash over every byte, twice a schema,
  * cost ptieval 0.9 M instructions a run.  The length and both ends tell
@@ -295,81 +287,20 @@ schema_cached (const char *kind, const char *source, const char *name, xmlDoc *p
   g_mutex_lock (&schema_lock);
   if (schema_cache == NULL)
     schema_cache = g_hash_table_new (schema_key_hash, g_str_equal);
-  SchemaSlot *slot;
-  while ((slot = g_hash_table_lookup (schema_cache, key)) != NULL && slot->schema == NULL)
-    g_cond_wait (&schema_done, &schema_lock);
-  if (slot != NULL) {
-    g_mutex_unlock (&schema_lock);
-    return slot->schema;
+  xmlSchema *schema = g_hash_table_lookup (schema_cache, key);
+  if (schema == NULL) {
+    /* Schemas are ours, but parse them through the same safe reader. */
+    g_autoptr (xmlDoc) doc = NULL;
+    if (parsed == NULL)
+      doc = strcmp (kind, "file") == 0 ? pti_xml_read_file (source, error)
+                                       : pti_xml_read_memory (source, -1, name, error);
+    if (parsed != NULL || doc != NULL)
+      schema = schema_from_ctxt (xmlSchemaNewDocParserCtxt (parsed ? parsed : doc), name, error);
+    if (schema != NULL)
+      g_hash_table_insert (schema_cache, g_steal_pointer (&key), schema);
   }
-  /* ours to compile: others wanting it wait for the slot to fill or go */
-  slot = g_new0 (SchemaSlot, 1);
-  char *owned_key = g_strdup (key);
-  g_hash_table_insert (schema_cache, owned_key, slot);
-  g_mutex_unlock (&schema_lock);
-
-  /* Schemas are ours, but parse them through the same safe reader. */
-  xmlSchema *schema = NULL;
-  g_autoptr (xmlDoc) doc = NULL;
-  if (parsed == NULL)
-    doc = strcmp (kind, "file") == 0 ? pti_xml_read_file (source, error)
-                                     : pti_xml_read_memory (source, -1, name, error);
-  if (parsed != NULL || doc != NULL)
-    schema = schema_from_ctxt (xmlSchemaNewDocParserCtxt (parsed ? parsed : doc), name, error);
-
-  g_mutex_lock (&schema_lock);
-  if (schema != NULL)
-    slot->schema = schema;
-  else {
-    /* not kept: the next caller compiles it again and gets its own error */
-    g_hash_table_remove (schema_cache, owned_key);
-    g_free (owned_key);
-    g_free (slot);
-  }
-  g_cond_broadcast (&schema_done);
   g_mutex_unlock (&schema_lock);
   return schema;
-}
-
-struct _PtiSchemaPrefetch {
-  GThread *thread;
-  const char *text, *name;
-};
-
-static gpointer
-prefetch_run (gpointer data)
-{
-  const PtiSchemaPrefetch *p = data;
-  g_autoptr (GError) ignored = NULL;   /* its user compiles it again and reports it */
-  schema_cached ("text", p->text, p->name, NULL, &ignored);
-  return NULL;
-}
-
-PtiSchemaPrefetch *
-pti_xml_schema_prefetch (const char *text, const char *name)
-{
-  /* libxml2's lazily made globals (the parser's; the XSD built-in types,
-   * which every schema compilation would otherwise make unlocked), before
-   * a second thread uses them */
-  xmlInitParser ();
-  xmlSchemaInitTypes ();
-  PtiSchemaPrefetch *p = g_new0 (PtiSchemaPrefetch, 1);
-  p->text = text;
-  p->name = name;
-  g_autoptr (GError) error = NULL;
-  p->thread = g_thread_try_new ("pti-schema", prefetch_run, p, &error);
-  if (p->thread == NULL)   /* no thread: compiled when first wanted, as without */
-    g_clear_pointer (&p, g_free);
-  return p;
-}
-
-void
-pti_xml_schema_prefetch_join (PtiSchemaPrefetch *prefetch)
-{
-  if (prefetch == NULL)
-    return;
-  g_thread_join (prefetch->thread);
-  g_free (prefetch);
 }
 
 xmlSchema *

@@ -47,18 +47,6 @@ PTI_API xmlSchema *pti_xml_schema_from_memory (const char *text, const char *nam
 PTI_API xmlSchema *pti_xml_schema_from_doc (xmlDoc *doc, const char *text, const char *name,
                                             GError **error);
 
-/* Compile the XSD @text (which must outlive the prefetch) on a thread of
- * its own, so that it is ready, or nearly, when pti_xml_schema_from_memory
- * asks for it while this thread does other work (ptieval: the workload's
- * schema while the system loads).  NULL if no thread could start (the
- * schema is then compiled when asked for).  Join it before the process
- * exits (libxml2 cleans up when unloaded): (transfer full). */
-typedef struct _PtiSchemaPrefetch PtiSchemaPrefetch;
-PTI_API PtiSchemaPrefetch *pti_xml_schema_prefetch (const char *text, const char *name);
-/* Wait for the compilation to end and free @prefetch (may be NULL). */
-PTI_API void pti_xml_schema_prefetch_join (PtiSchemaPrefetch *prefetch);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PtiSchemaPrefetch, pti_xml_schema_prefetch_join)
-
 /* Validate a whole document / one element subtree (the element must be
  * declared globally in @schema).  The first problem becomes the error,
  * naming the file and line of the offending node; @what names the schema

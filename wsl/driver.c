@@ -973,14 +973,6 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     /* a WORKLOAD that cannot be read is reported as without --by-call */
   }
 
-  /* A workload file's schema (the larger of the two) compiles on the
-   * other core while this one loads the system. */
-  g_autoptr (PtiSchemaPrefetch) prefetch = NULL;
-  PtiSourceFormat early = PTI_SOURCE_UNKNOWN;
-  if (workload_file != NULL && pti_source_sniff (workload_file, &early, NULL)
-      && early == PTI_SOURCE_WORKLOAD_XML)
-    prefetch = pti_workload_schema_prefetch ();
-
   DriverRun run = { .d = d, .system_file = system_file, .workload_file = workload_file,
                     .model_path = model_path, .uses = (const char *const *) uses,
                     .changes = changes, .changes_stream = changes_stream,

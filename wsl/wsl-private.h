@@ -65,9 +65,6 @@ gboolean pti_workload_file_build (PtiContext *ctx, const char *path, GError **er
  * pti_workload_file_build() starts with; ptisweep reads the declared
  * parameters from it).  (transfer full) or NULL with @error. */
 xmlDoc *pti_workload_file_read (const char *path, GError **error);
-/* workload.xsd compiled on a thread of its own (pti_xml_schema_prefetch,
- * hmi/xml.h), for pti_workload_file_read to find ready. */
-struct _PtiSchemaPrefetch *pti_workload_schema_prefetch (void);
 
 /* The checks every device use goes through: the processes are set, the
  * workload is not evaluated, @rank is a process (and the one a source is
