@@ -533,8 +533,8 @@ pti_queue_size (const PtiEngine *e)
 /* Append every item, in no particular order (a folded RESUME as an item
  * of its own, as it was pushed). */
 void pti_queue_collect (const PtiEngine *e, GArray *into);
-/* Move every item @dt later; @now is the current time after the move. */
-void pti_queue_shift (PtiEngine *e, double dt, double now);
+/* Move every item @dt later. */
+void pti_queue_shift (PtiEngine *e, double dt);
 void pti_queue_init (PtiEngine *e);
 void pti_queue_free (PtiEngine *e);
 

@@ -139,9 +139,8 @@ pti_queue_collect (const PtiEngine *e, GArray *into)
 }
 
 void
-pti_queue_shift (PtiEngine *e, double dt, double now)
+pti_queue_shift (PtiEngine *e, double dt)
 {
-  (void) now;
   PtiQueue *q = &e->queue;
   q->lastp = NULL;
   /* Adding one number keeps a run in order: two times may become equal,

@@ -519,7 +519,7 @@ shift_state (PtiEngine *e, RepeatState *st, double dt)
     m->arrived += dt;
     m->reply_at += dt;
   }
-  pti_queue_shift (e, dt, e->now);
+  pti_queue_shift (e, dt);
   for (guint i = 0; i < e->n_nets; i++)
     e->nets[i].wake_at += dt;
   for (guint i = 0; i < pti_system_n_instances (e->system); i++) {
