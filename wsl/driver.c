@@ -241,16 +241,15 @@ call_rows (PtiContext *ctx, const PtiReplayNotes *notes, guint *n_rows)
     row->rank_measured = g_new0 (double, ranks);
     row->rank_predicted = g_new0 (double, ranks);
     row->rank_calls = g_new0 (guint64, ranks);
-    const char *phase_name = NULL;
     guint phase;
     for (guint r = 0; r < ranks; r++) {
-      pti_replay_notes_call_get (notes, c, r, &row->name, &phase_name, &row->rank_calls[r],
+      pti_replay_notes_call_get (notes, c, r, &row->name, &row->rank_calls[r],
                                  &row->rank_measured[r]);
       row->calls += row->rank_calls[r];
       row->measured += row->rank_measured[r];
     }
     PtiPhaseFigures fig;
-    if (pti_engine_phase_lookup (e, phase_name, &phase))
+    if (pti_engine_phase_lookup (e, pti_replay_notes_call_phase (notes, c), &phase))
       for (guint r = 0; r < ranks; r++)
         if (pti_engine_phase_figures (e, phase, r, &fig)) {
           row->rank_predicted[r] = fig.time;

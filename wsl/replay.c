@@ -175,12 +175,10 @@ pti_replay_notes_n_calls (const PtiReplayNotes *notes)
 
 void
 pti_replay_notes_call_get (const PtiReplayNotes *notes, guint call, guint rank,
-                           const char **name, const char **phase, guint64 *calls,
-                           double *measured_s)
+                           const char **name, guint64 *calls, double *measured_s)
 {
   const Call *c = &g_array_index (notes->calls, Call, call);
   *name = c->name;
-  *phase = c->phase;
   const CallFigures *f = rank < c->ranks->len ? &g_array_index (c->ranks, CallFigures, rank)
                                                : NULL;
   *calls = f ? f->calls : 0;

@@ -46,11 +46,10 @@ const char *pti_replay_notes_call_phase (const PtiReplayNotes *notes, guint call
 void pti_replay_notes_call_add (PtiReplayNotes *notes, guint call, guint rank, guint64 calls,
                                 double measured_s);
 guint pti_replay_notes_n_calls (const PtiReplayNotes *notes);
-/* The function's name and its phase's name (both owned by @notes), and
- * what @rank measured (0 for a rank that never called it). */
+/* The function's name (owned by @notes), and what @rank measured (0 for a
+ * rank that never called it). */
 void pti_replay_notes_call_get (const PtiReplayNotes *notes, guint call, guint rank,
-                                const char **name, const char **phase, guint64 *calls,
-                                double *measured_s);
+                                const char **name, guint64 *calls, double *measured_s);
 /* Whether @phase is one of the calls' phases (the driver reports them as
  * calls, not as phases). */
 gboolean pti_replay_notes_is_call_phase (const PtiReplayNotes *notes, const char *phase);
