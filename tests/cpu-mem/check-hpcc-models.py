@@ -21,14 +21,16 @@ loop header h = LFOR + CMLL + INLL = 112):
     = 1280640 + 426880 = 1707520 ns: 5417920 ns.
 
   STREAM, n = 1024, 1 process, working set 24 n = 24576 bytes (past the
-  last point, 16 KiB: 4e-9 s/B; in L1, W0 = 1 KiB: 1e-9), per element
-    copy, scale  ARF1 + SFDL = 3 ns,   24 bytes
-    add, triad   2 ARF1 + SFDL = 4 ns, 32 bytes
+  last point, 16 KiB: reads 4e-9 s/B, excess over L1 (1 KiB: 1e-9) 3e-9;
+  stores 8e-9, excess 7e-9), per element
+    copy, scale  ARF1 + SFDL = 3 ns,   8 bytes read, 8 written
+    add, triad   2 ARF1 + SFDL = 4 ns, 16 bytes read, 8 written
   cpu-clc, the references only:   triad alone n 4 = 4096;
                                   all four, twice: 2 n (3 + 3 + 4 + 4) = 28672
-  cpu-mem, plus bytes (4e-9 - 1e-9) each: triad alone 4096 + 32 n 3 = 102400;
-                                  all four, twice: 28672 + 2 n (24 + 24 + 32 + 32) 3
-                                  = 28672 + 688128 = 716800
+  cpu-mem, plus the reads' and the stores' excess:
+                                  triad alone 4096 + n (16 * 3 + 8 * 7) = 110592;
+                                  all four, twice: 28672 + 2 n (80 + 80 + 104 + 104)
+                                  = 28672 + 753664 = 782336
 """
 import json
 import os
@@ -69,10 +71,10 @@ check('STREAM triad n=1024, cpu-clc: the references, n (2 ARF1 + SFDL)', 'hpcc-s
       ['n=1024', 'ntimes=1', 'kernels=1'], 4096)
 check('STREAM four kernels twice, cpu-clc', 'hpcc-stream.xml',
       ['n=1024', 'ntimes=2', 'kernels=4'], 28672)
-check('STREAM triad n=1024, cpu-mem: plus 32 n bytes at the excess over L1', 'hpcc-stream.xml',
-      ['n=1024', 'ntimes=1', 'kernels=1'], 102400, model='cpu-mem')
+check('STREAM triad n=1024, cpu-mem: plus 16 n bytes read and 8 n written at their excess',
+      'hpcc-stream.xml', ['n=1024', 'ntimes=1', 'kernels=1'], 110592, model='cpu-mem')
 check('STREAM four kernels twice, cpu-mem', 'hpcc-stream.xml',
-      ['n=1024', 'ntimes=2', 'kernels=4'], 716800, model='cpu-mem')
+      ['n=1024', 'ntimes=2', 'kernels=4'], 782336, model='cpu-mem')
 
 print('1..%d' % len(results))
 failed = 0
