@@ -13,8 +13,10 @@
 # movsd), checks the binary has no non-temporal store, and prints, for
 # each BYTES (the three arrays together; default 24 KiB, 6 MiB, 96 MiB,
 # 384 MiB: L1, L3, past the last cache), each kernel's time per element
-# (median of N undisturbed samples, default 15).  --procs P runs P copies
-# at once (each its own arrays; StarSTREAM's case) and prints each.
+# (median of N undisturbed samples, default 15), then the read bandwidth of
+# 1, 2 and 3 streams over the same BYTES (tests/bench/stream/streams.c).
+# --procs P runs P copies at once (each its own arrays; StarSTREAM's case)
+# and prints each.
 # Also prints what the hpcc binary of this host does (non-temporal stores
 # in it, and how many).
 set -euo pipefail
@@ -34,6 +36,8 @@ trap 'rm -rf "$work"' EXIT
 cc=${CC:-cc}
 "$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-loop-distribute-patterns \
   -o "$work/kernels" "$root/tests/bench/stream/kernels.c"
+"$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-slp-vectorize \
+  -o "$work/streams" "$root/tests/bench/stream/streams.c"
 if objdump -d "$work/kernels" | grep -qE 'movnt|call.*mem(cpy|set)'; then
   echo "stream.sh: the kernels were compiled to non-temporal stores or library calls" >&2
   exit 1
@@ -45,7 +49,8 @@ fi
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for bytes in "$@"; do
   for p in $(seq 1 "$procs"); do
-    "$work/kernels" "$bytes" "$reps" | sed "s/^/proc=$p /" > "$work/out.$p" &
+    { "$work/kernels" "$bytes" "$reps"; "$work/streams" "$bytes" "$reps"; } \
+      | sed "s/^/proc=$p /" > "$work/out.$p" &
   done
   wait
   cat "$work"/out.*
