@@ -31,6 +31,13 @@ loop header h = LFOR + CMLL + INLL = 112):
                                   triad alone 4096 + n (16 * 3 + 8 * 7) = 110592;
                                   all four, twice: 28672 + 2 n (80 + 80 + 104 + 104)
                                   = 28672 + 753664 = 782336
+
+  PTRANS, n = 40, nb = 80, 1 process: mine = 1600 elements, each
+  h + AFDL + TFDL + 2 ARF2 = 112 + 128 + 4 + 16 = 260 ns: 416000 ns
+  (cpu-clc); cpu-mem adds 16 bytes an element at the runs curve's excess
+  (run 8 nb = 640, longer than the 512 measured: its curve) over
+  16 * 1600 = 25600 bytes, past the last point: 1e-8 - 1e-9 = 9e-9 s/B,
+  1600 * 16 * 9 = 230400 ns: 646400 ns.
 """
 import json
 import os
@@ -75,6 +82,10 @@ check('STREAM triad n=1024, cpu-mem: plus 16 n bytes read and 8 n written at the
       'hpcc-stream.xml', ['n=1024', 'ntimes=1', 'kernels=1'], 110592, model='cpu-mem')
 check('STREAM four kernels twice, cpu-mem', 'hpcc-stream.xml',
       ['n=1024', 'ntimes=2', 'kernels=4'], 782336, model='cpu-mem')
+check('PTRANS n=40, 1 process, cpu-clc: the transpose\'s operations', 'hpcc-ptrans.xml',
+      ['n=40', 'nb=80'], 416000)
+check('PTRANS n=40, 1 process, cpu-mem: plus 16 bytes an element at the runs excess',
+      'hpcc-ptrans.xml', ['n=40', 'nb=80'], 646400, model='cpu-mem')
 
 print('1..%d' % len(results))
 failed = 0
