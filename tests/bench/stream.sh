@@ -34,9 +34,9 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc=${CC:-cc}
-"$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-loop-distribute-patterns \
+"$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-loop-distribute-patterns -I "$root/calibrate" \
   -o "$work/kernels" "$root/tests/bench/stream/kernels.c"
-"$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-slp-vectorize \
+"$cc" -std=c17 -O2 -fno-tree-vectorize -fno-tree-slp-vectorize -I "$root/calibrate" \
   -o "$work/streams" "$root/tests/bench/stream/streams.c"
 if objdump -d "$work/kernels" | grep -qE 'movnt|call.*mem(cpy|set)'; then
   echo "stream.sh: the kernels were compiled to non-temporal stores or library calls" >&2

@@ -23,20 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-static double
-now_ns (clockid_t id)
-{
-  struct timespec ts;
-  clock_gettime (id, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
+#include "probe-stats.h"   /* pticalibrate's: the clock, PROBE_CLEAN */
 
 static volatile double sink;
 
@@ -101,21 +88,21 @@ main (int argc, char **argv)
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
     int kept = 0, tries = 0;
     for (int r = -1; kept < reps && tries < 40 * reps; r++) {   /* r = -1 warms up */
-      double c0 = now_ns (CLOCK_THREAD_CPUTIME_ID), t0 = now_ns (CLOCK_MONOTONIC);
+      double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = probe_clock_ns (CLOCK_MONOTONIC);
       for (long p = 0; p < passes; p++)
         kernels[k].fn (a, b, c, n, 0.5 + 1e-9 * p);
-      double t1 = now_ns (CLOCK_MONOTONIC), c1 = now_ns (CLOCK_THREAD_CPUTIME_ID);
+      double t1 = probe_clock_ns (CLOCK_MONOTONIC), c1 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID);
       if (r < 0)
         continue;
       tries++;
-      if (c1 - c0 >= 0.97 * (t1 - t0))
+      if (c1 - c0 >= PROBE_CLEAN * (t1 - t0))
         t[kept++] = (t1 - t0) / ((double) passes * n);
     }
     if (kept == 0) {
       printf ("kernel=%s bytes=%zu undisturbed=0 tries=%d\n", kernels[k].name, n * 24, tries);
       continue;
     }
-    qsort (t, (size_t) kept, sizeof *t, cmp);
+    qsort (t, (size_t) kept, sizeof *t, probe_cmp_double);
     printf ("kernel=%s bytes=%zu read=%d written=%d ns_elem=%.4f ns_elem_min=%.4f "
             "gbs_rw=%.2f undisturbed=%d tries=%d\n",
             kernels[k].name, n * 24, kernels[k].read, kernels[k].written, t[kept / 2], t[0],

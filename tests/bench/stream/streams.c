@@ -15,20 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double
-now_ns (clockid_t id)
-{
-  struct timespec ts;
-  clock_gettime (id, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
+#include "probe-stats.h"   /* pticalibrate's: the clock, PROBE_CLEAN */
 
 static volatile uint64_t sink;
 
@@ -83,14 +70,14 @@ main (int argc, char **argv)
     sum_streams (p, n, k);   /* warm-up */
     while (kept < reps && tries < 20 * reps) {
       tries++;
-      double c0 = now_ns (CLOCK_THREAD_CPUTIME_ID), t0 = now_ns (CLOCK_MONOTONIC);
+      double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = probe_clock_ns (CLOCK_MONOTONIC);
       for (long r = 0; r < passes; r++)
         sum_streams (p, n, k);
-      double t1 = now_ns (CLOCK_MONOTONIC), c1 = now_ns (CLOCK_THREAD_CPUTIME_ID);
-      if (c1 - c0 >= 0.97 * (t1 - t0))
+      double t1 = probe_clock_ns (CLOCK_MONOTONIC), c1 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID);
+      if (c1 - c0 >= PROBE_CLEAN * (t1 - t0))
         t[kept++] = (t1 - t0) / ((double) passes * n);
     }
-    qsort (t, (size_t) kept, sizeof *t, cmp);
+    qsort (t, (size_t) kept, sizeof *t, probe_cmp_double);
     printf ("streams=%d bytes=%zu gbs=%.1f undisturbed=%d tries=%d\n", k, bytes,
             kept ? 8 / t[kept / 2] : 0.0, kept, tries);
     fflush (stdout);
