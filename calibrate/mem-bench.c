@@ -4,7 +4,7 @@
  * without vectorisation (8-byte scalar loads, as the cpu-clc RUDs count
  * them).  Plain C17 + POSIX.
  *
- *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random,runs:512]
+ *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random,runs:512,write]
  *             [--reps N] [--target-ms MS] [--procs P] [--budget-s S]
  *
  * One line per pattern and size, key=value (bandwidth in bytes/s of data
@@ -29,7 +29,12 @@
  *              run at a time, as a wavefront sweep reads its I-lines, too
  *              many streams for the hardware prefetcher to follow; a working
  *              set too small for 2 runs a stream has fewer streams;
- *              latency: a chase through the lines in the same order.
+ *              latency: a chase through the lines in the same order;
+ *   write      bandwidth: a store to every 8-byte word, in order, of lines the
+ *              loop does not read (each line is read for ownership, then
+ *              written back: what a loop's writes cost, STREAM's copy
+ *              without its reads); bytes written per second; no latency
+ *              (lat=nan: nothing waits for a store).
  *
  * Each sample runs for at least --target-ms; the figure is the median of
  * --reps samples.  A sample during which another process took the CPU
@@ -43,6 +48,7 @@
  * mean. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +166,28 @@ bw_runs (const uint64_t *p, size_t n, size_t run_words, size_t streams, long pas
       }
   sink = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
   return (uint64_t) passes * (streams * runs * (run_words / 8 * 8));
+}
+
+/* Stores to every word: 8 registers stored in turn, each a different
+ * value from the last pass (not a byte pattern a compiler could make a
+ * memset of, and not a value already there). */
+static uint64_t
+bw_write (uint64_t *p, size_t n, long passes)
+{
+  for (long r = 0; r < passes; r++) {
+    uint64_t v = (uint64_t) r * 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      p[i] = v;
+      p[i + 1] = v + 1;
+      p[i + 2] = v + 2;
+      p[i + 3] = v + 3;
+      p[i + 4] = v + 4;
+      p[i + 5] = v + 5;
+      p[i + 6] = v + 6;
+      p[i + 7] = v + 7;
+    }
+  }
+  return (uint64_t) passes * (n / 8 * 8);
 }
 
 /* ---- latency: a pointer chase, @steps loads each waiting for the last ---- */
@@ -339,15 +367,17 @@ typedef struct {
   size_t n, m, step;     /* step: words, strided's stride or runs' run */
   size_t streams;        /* runs only */
   long chunk;            /* passes per clock check */
-  int kind;              /* 0 unit, 1 strided, 2 random, 3 runs */
+  uint64_t *w;           /* write only: the array stored to */
+  int kind;              /* 0 unit, 1 strided, 2 random, 3 runs, 4 write */
 } BwCtx;
 
-/* Bytes read by @chunk passes. */
+/* Bytes read (written, for write) by @chunk passes. */
 static double
 bw_step (void *ctx)
 {
   BwCtx *c = ctx;
-  uint64_t acc = c->kind == 3 ? bw_runs (c->p, c->n, c->step, c->streams, c->chunk)
+  uint64_t acc = c->kind == 4 ? bw_write (c->w, c->n, c->chunk)
+                 : c->kind == 3 ? bw_runs (c->p, c->n, c->step, c->streams, c->chunk)
                  : c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
                  : c->kind == 1 ? bw_strided (c->p, c->n, c->step, c->chunk)
                                 : bw_unit (c->p, c->n, c->chunk);
@@ -371,6 +401,7 @@ measure (const Pattern *pat, size_t bytes)
   int strided = strcmp (pat->pattern, "strided") == 0;
   int random = strcmp (pat->pattern, "random") == 0;
   int runs = strcmp (pat->pattern, "runs") == 0;
+  int write = strcmp (pat->pattern, "write") == 0;
   if (posix_memalign ((void **) &p, 4096, bytes) != 0) {
     fprintf (stderr, "mem-bench: cannot allocate %zu bytes\n", bytes);
     exit (1);
@@ -379,7 +410,7 @@ measure (const Pattern *pat, size_t bytes)
     p[i] = i;
   BwCtx bc = { .p = p, .n = n, .step = strided || runs ? pat->stride / 8 : 1,
                .streams = runs ? runs_streams (bytes, pat->stride) : 1,
-               .kind = runs ? 3 : random ? 2 : strided ? 1 : 0 };
+               .w = p, .kind = write ? 4 : runs ? 3 : random ? 2 : strided ? 1 : 0 };
   uint32_t *idx = NULL;
   if (random) {
     /* At most 4 Mi random indices: enough to leave no pattern, and the
@@ -405,15 +436,21 @@ measure (const Pattern *pat, size_t bytes)
   }
   free (idx);
 
-  /* Latency: the same bytes as lines linked in the pattern's order. */
-  link_lines ((char *) p, bytes / LINE, pat->pattern, strided || runs ? pat->stride : LINE);
-  void *q = p;
-  for (int r = -1; r < n_reps; r++) {
-    double rate = timed_sample (r < 0, chase_step, &q);
-    if (r >= 0)
-      lat[r] = combine (1e9 / rate);
+  /* Latency: the same bytes as lines linked in the pattern's order (none for
+   * stores: no load waits for one). */
+  if (!write) {
+    link_lines ((char *) p, bytes / LINE, pat->pattern, strided || runs ? pat->stride : LINE);
+    void *q = p;
+    for (int r = -1; r < n_reps; r++) {
+      double rate = timed_sample (r < 0, chase_step, &q);
+      if (r >= 0)
+        lat[r] = combine (1e9 / rate);
+    }
+    sink = (uint64_t) (uintptr_t) q;
+  } else {
+    for (int r = 0; r < n_reps; r++)
+      lat[r] = NAN;
   }
-  sink = (uint64_t) (uintptr_t) q;
   free (p);
   if (me == 0) {
     Stats b = probe_stats (bw, n_reps), l = probe_stats (lat, n_reps);
@@ -433,7 +470,7 @@ static void
 usage (const char *argv0)
 {
   fprintf (stderr,
-           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES] "
+           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES,write] "
            "[--reps N] [--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
   exit (2);
 }
@@ -468,8 +505,9 @@ main (int argc, char **argv)
   char *pl = strdup (patterns);
   for (char *save = NULL, *tok = strtok_r (pl, ",", &save); tok != NULL && npat < 16;
        tok = strtok_r (NULL, ",", &save)) {
-    if (strcmp (tok, "unit") == 0 || strcmp (tok, "random") == 0)
-      pats[npat++] = (Pattern) { strcmp (tok, "unit") == 0 ? "unit" : "random", 0 };
+    if (strcmp (tok, "unit") == 0 || strcmp (tok, "random") == 0 || strcmp (tok, "write") == 0)
+      pats[npat++] = (Pattern) { strcmp (tok, "unit") == 0 ? "unit"
+                                 : strcmp (tok, "write") == 0 ? "write" : "random", 0 };
     else if (strncmp (tok, "strided:", 8) == 0 && atol (tok + 8) >= 16 && atol (tok + 8) % 8 == 0)
       pats[npat++] = (Pattern) { "strided", (size_t) atol (tok + 8) };
     else if (strncmp (tok, "runs:", 5) == 0 && atol (tok + 5) >= LINE && atol (tok + 5) % LINE == 0)

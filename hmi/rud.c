@@ -17,10 +17,10 @@ typedef struct {
   GHashTable *reuse;         /* PtiRudNode* -> PtiRudReuse* (in blocks), or NULL */
 } Tree;
 
-static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "bytes",
+static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "bytes", "written",
                                           "working_set", "pattern", "stride", "run", NULL };
-static const char *const compute_attrs[] = { "of", "type", "bytes", "working_set", "pattern",
-                                             "stride", "run", NULL };
+static const char *const compute_attrs[] = { "of", "type", "bytes", "written", "working_set",
+                                             "pattern", "stride", "run", NULL };
 static const char *const case_attrs[] = { "type", "of", NULL };
 static const char *const branch_attrs[] = { "exprob", NULL };
 static const char *const rud_attrs[] = { "device", "name", NULL };

@@ -27,10 +27,13 @@ extern const PtiModelDesc pti_model_cpu_clc;
 
 /* ---- the machine profile ------------------------------------------------- */
 
-typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, PAT_RUNS, N_PATTERNS } PatKind;
-static const char *const pattern_names[] = { "unit", "strided", "random", "runs" };
+/* PAT_WRITE is a profile's store stream only: a RUD states its writes in
+ * `written`, not as a pattern. */
+typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, PAT_RUNS, PAT_WRITE, N_PATTERNS } PatKind;
+#define N_RUD_PATTERNS PAT_WRITE
+static const char *const pattern_names[] = { "unit", "strided", "random", "runs", "write" };
 /* The attribute that sizes a pattern (NULL: none). */
-static const char *const pattern_size_attr[] = { NULL, "stride", NULL, "run" };
+static const char *const pattern_size_attr[] = { NULL, "stride", NULL, "run", NULL };
 
 typedef struct {
   double x;       /* log2 of the working set, bytes */
@@ -118,9 +121,10 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
     if (strcmp ((const char *) name, pattern_names[k]) == 0)
       c->kind = (PatKind) k;
   if (c->kind == N_PATTERNS) {
-    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided, random or runs)"
-                                    : "%smissing required attribute name (unit, strided, random "
-                                      "or runs)",
+    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided, random, runs or "
+                                      "write)"
+                                    : "%smissing required attribute name (unit, strided, random, "
+                                      "runs or write)",
                     name ? (const char *) name : "");
     xmlFree (name);
     return FALSE;
@@ -140,7 +144,7 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
     if (!positive_attr (el, pattern_size_attr[c->kind], &c->stride, error))
       return FALSE;
   } else {
-    c->stride = c->kind == PAT_UNIT ? access : INFINITY;
+    c->stride = c->kind == PAT_UNIT || c->kind == PAT_WRITE ? access : INFINITY;
   }
   guint n = 0;
   for (const xmlNode *p = el->children; p != NULL; p = p->next)
@@ -153,10 +157,14 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
       continue;
     if (strcmp ((const char *) p->name, "point") != 0)
       return pti_node_error (error, p, "unknown element in <pattern> (expected <point>)");
+    /* a store stream has no latency (nothing waits for a store) */
     double bytes, bw, lat;
     if (!positive_attr (p, "bytes", &bytes, error) || !positive_attr (p, "bandwidth", &bw, error)
-        || !positive_attr (p, "latency", &lat, error))
+        || (c->kind != PAT_WRITE && !positive_attr (p, "latency", &lat, error)))
       return FALSE;
+    if (c->kind == PAT_WRITE && xmlHasProp (p, (const xmlChar *) "latency"))
+      return pti_node_error (error, p, "a write pattern's points have no latency (nothing waits "
+                             "for a store)");
     double x = log2 (bytes);
     if (c->n > 0 && !(x > c->pts[c->n - 1].x))
       return pti_node_error (error, p, "bytes=\"%g\" does not follow the previous point's: points "
@@ -426,6 +434,7 @@ pattern_excess (const CpuMem *self, guint pi, PatKind kind, double stride, doubl
 typedef struct {
   PtiExpr *mult;        /* product of the trip counts and probabilities above, or NULL (1) */
   PtiExpr *bytes;       /* bytes form: bytes per execution, or NULL for a histogram */
+  PtiExpr *written;     /* bytes form: bytes written to lines not read, or NULL (0) */
   PtiExpr *ws;
   PtiExpr *stride;      /* strided's stride or runs' run; NULL for the others */
   PatKind pattern;
@@ -453,6 +462,7 @@ mem_term_clear (MemTerm *t)
 {
   pti_expr_free (t->mult);
   pti_expr_free (t->bytes);
+  pti_expr_free (t->written);
   pti_expr_free (t->ws);
   pti_expr_free (t->stride);
   pti_expr_free (t->scale);
@@ -507,18 +517,19 @@ static gboolean
 fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
 {
   const char *bytes = pti_rud_attr (node, "bytes");
+  const char *written = pti_rud_attr (node, "written");
   const char *ws = pti_rud_attr (node, "working_set");
   const char *pattern = pti_rud_attr (node, "pattern");
   const char *stride_attr = pti_rud_attr (node, "stride"), *run_attr = pti_rud_attr (node, "run");
   const char *stride = stride_attr ? stride_attr : run_attr;
   const PtiRudReuse *reuse = pti_rud_reuse (cx->root, node);
   if (bytes == NULL && reuse == NULL) {
-    const char *stray = ws ? "working_set" : pattern ? "pattern" : stride_attr ? "stride"
-                        : run_attr ? "run" : NULL;
+    const char *stray = ws ? "working_set" : written ? "written" : pattern ? "pattern"
+                        : stride_attr ? "stride" : run_attr ? "run" : NULL;
     if (stray != NULL)
       return pti_rud_error (error, node, "%s without bytes or <reuse>: a memory signature states "
-                            "the bytes touched (bytes, working_set, pattern) or a reuse-distance "
-                            "histogram", stray);
+                            "the bytes touched (bytes, written, working_set, pattern) or a "
+                            "reuse-distance histogram", stray);
     return TRUE;
   }
   if (bytes != NULL && reuse != NULL)
@@ -528,9 +539,9 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
                 .element = node->kind == PTI_RUD_LOOP ? "loop" : "compute" };
   if (pattern != NULL) {
     guint k = 0;
-    while (k < N_PATTERNS && strcmp (pattern, pattern_names[k]) != 0)
+    while (k < N_RUD_PATTERNS && strcmp (pattern, pattern_names[k]) != 0)
       k++;
-    if (k == N_PATTERNS)
+    if (k == N_RUD_PATTERNS)
       return pti_rud_error (error, node, "pattern '%s' is not unit, strided, random or runs",
                             pattern);
     t.pattern = (PatKind) k;
@@ -553,6 +564,13 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
   if (reuse != NULL && ws != NULL)
     return pti_rud_error (error, node, "working_set is for bytes; a <reuse> histogram gives the "
                           "reuse itself");
+  if (reuse != NULL && written != NULL)
+    return pti_rud_error (error, node, "written is for bytes; a <reuse> histogram counts the "
+                          "references, reads and writes alike");
+  if (written != NULL && t.pattern != PAT_UNIT)
+    return pti_rud_error (error, node, "written is priced as a unit-stride store stream (the "
+                          "profile's write pattern): with pattern=\"%s\" count the written "
+                          "doubles in bytes (models/cpu-mem/README.md)", pattern_names[t.pattern]);
   if (cx->mult->len > 0) {
     g_autoptr (GString) text = g_string_new (NULL);
     for (guint i = 0; i < cx->mult->len; i++)
@@ -563,6 +581,7 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
   }
   if ((stride && !compile_attr (cx, node, stride_attr ? "stride" : "run", stride, &t.stride, error))
       || (bytes && !compile_attr (cx, node, "bytes", bytes, &t.bytes, error))
+      || (written && !compile_attr (cx, node, "written", written, &t.written, error))
       || (ws && !compile_attr (cx, node, "working_set", ws, &t.ws, error)))
     goto fail;
   if (reuse != NULL) {
@@ -658,6 +677,7 @@ impl_rud_fold (const PtiRudNode *rud, PtiSymbols *symbols, GError **error)
     const MemTerm *t = &c->terms[i];
     add_expr_slots (all, t->mult);
     add_expr_slots (all, t->bytes);
+    add_expr_slots (all, t->written);
     add_expr_slots (all, t->ws);
     add_expr_slots (all, t->stride);
     add_expr_slots (all, t->scale);
@@ -734,7 +754,16 @@ term_value (const CpuMem *self, guint pi, const MemTerm *t, const PtiSymbols *va
     double b = pti_expr_eval (t->bytes, values), w = pti_expr_eval (t->ws, values);
     if (!(b >= 0 && w >= 0))
       return NAN;
-    return m * b * pattern_excess (self, pi, t->pattern, stride, w);
+    double x = b * pattern_excess (self, pi, t->pattern, stride, w);
+    if (t->written != NULL) {
+      /* the stores' own term: reads and write-allocating stores add up, the
+       * write-backs drain beside them (README, "Reads and writes") */
+      double wr = pti_expr_eval (t->written, values);
+      if (!(wr >= 0))
+        return NAN;
+      x += wr * pattern_excess (self, pi, PAT_WRITE, 0, w);
+    }
+    return m * x;
   }
   double scale = eval_or_one (t->scale, values);
   if (!(scale >= 0))
@@ -763,7 +792,8 @@ explain_failure (const CpuMem *self, const Compiled *c, const PtiSymbols *values
     if (isfinite (term_value (self, pi, t, values)))
       continue;
     struct { const PtiExpr *e; const char *what; double lo; } checks[] = {
-      { t->mult, "iter/exprob", 0 }, { t->bytes, "bytes", 0 }, { t->ws, "working_set", 0 },
+      { t->mult, "iter/exprob", 0 }, { t->bytes, "bytes", 0 }, { t->written, "written", 0 },
+      { t->ws, "working_set", 0 },
       { t->stride, t->pattern == PAT_RUNS ? "run" : "stride", 1e-300 },
       { t->scale, "reuse scale", 0 },
     };
@@ -787,6 +817,10 @@ explain_failure (const CpuMem *self, const Compiled *c, const PtiSymbols *values
     if (t->bytes == NULL && self->n_caches == 0)
       return pti_rud_error (error, &at, "a <reuse> histogram is priced level by level: this "
                             "<cpu_mem> has no <cache> levels");
+    if (t->written != NULL && isnan (pattern_excess (self, pi, PAT_WRITE, 0, 1)))
+      return pti_rud_error (error, &at, "written is priced at the profile's write pattern (a "
+                            "store stream), which no profile of this <cpu_mem> measures: "
+                            "pticalibrate measures it since its write probe was added");
     return pti_rud_error (error, &at, "no profile of this <cpu_mem> measures pattern %s%s",
                           pattern_names[t->pattern],
                           t->pattern == PAT_STRIDED ? " (nor a stride above unit)" : "");
@@ -877,12 +911,15 @@ const PtiModelDesc pti_model_cpu_mem = {
     "and adds what its memory behaviour costs beyond L1.  A <loop> or <compute>\n"
     "of the RUD may state, per execution (per iteration of a loop), the bytes it\n"
     "touches, its working set and its pattern (unit, strided with stride, random,\n"
-    "runs with run: many streams read a short run at a time),\n"
+    "runs with run: many streams read a short run at a time), the bytes it\n"
+    "stores to lines it does not read (written, unit pattern),\n"
     "or a reuse-distance histogram (<reuse>).  The machine profile gives seconds\n"
     "per byte s_pat(W) by working set W and pattern (1/bandwidth, linear in\n"
-    "log2 W between measured points), for 1, 2... processes sharing the node:\n"
+    "log2 W between measured points), and s_write(W) of a store stream, for 1,\n"
+    "2... processes sharing the node:\n"
     "\n"
-    "  t = t_clc + sum over signatures: M * b * (s_pat(W) - s_pat(W0))\n"
+    "  t = t_clc + sum over signatures: M * (b * (s_pat(W) - s_pat(W0))\n"
+    "                                        + w * (s_write(W) - s_write(W0)))\n"
     "\n"
     "M the product of the trip counts and probabilities above the element, W0\n"
     "the smallest measured working set (L1).  A histogram's references are\n"

@@ -503,8 +503,9 @@ def main():
     if any(r[0].startswith('hpcc') for r in rows):
         notes.append('hpcc rows: hand models; DGEMM and HPL as flops at the system\'s '
                      'flop_rate (every CPU model alike), STREAM as its memory references '
-                     '(cpu-clc) plus its bytes at the memory profile (cpu-mem), PTRANS as '
-                     'cpu-clc operations and messages.')
+                     '(cpu-clc) plus its reads and stores at the memory profile (cpu-mem), '
+                     'PTRANS as cpu-clc operations and messages plus its runs of A and C at '
+                     'the memory profile (cpu-mem).')
     if any('*' in r[5] for r in rows):
         notes.append('how *: no run was undisturbed (the host was busier than its CPUs); the '
                      'median of the CPU times (hpcc: of the wall times), marked.')

@@ -21,9 +21,10 @@ not checked, only what was written), then, as TAP:
     from the host's BLAS, its check skipped without one), and an 8-byte message
     between the node's two CPUs exactly o_s + L + 8/B + o_r, read back from
     the file (closed forms, tests/calibrate/data);
-  * the memory profile covers 4 KiB to 64 MiB for unit, strided, random and
-    runs access, its points in increasing order, and a runs pattern says its
-    run and its streams.
+  * the memory profile covers 4 KiB to 64 MiB for unit, strided, random,
+    runs and write access, its points in increasing order, a runs pattern
+    says its run and its streams, and the write pattern's points (a store
+    stream) have no latency where every other point has one.
 
 Without mpicc the MPI part is skipped by pticalibrate; the checks that need
 it are then skipped here, saying so.
@@ -259,8 +260,13 @@ def main():
             b = [int(p.get('bytes')) for p in pat.findall('point')]
             ordered = ordered and b == sorted(b) and len(set(b)) == len(b)
             span = span and b[0] <= 65536 and b[-1] >= 64 << 20
-        check('the profile has unit, strided, random and runs patterns',
-              {'unit', 'strided', 'random', 'runs'} <= set(names), names)
+        check('the profile has unit, strided, random, runs and write patterns',
+              {'unit', 'strided', 'random', 'runs', 'write'} <= set(names), names)
+        lat = [(pat.get('name'), p.get('latency') is not None)
+               for pat in prof.findall('pattern') for p in pat.findall('point')]
+        check('the write points have no latency, the others have one',
+              all(has != (name == 'write') for name, has in lat),
+              [x for x in lat if x[1] == (x[0] == 'write')][:4])
         runs = [p for p in prof.findall('pattern') if p.get('name') == 'runs']
         check('a runs pattern gives its run (512 with --quick) and its streams',
               [(p.get('run'), p.get('streams')) for p in runs] == [('512', '64')],

@@ -9,7 +9,9 @@
  *   random           1 KiB: 1e-9                 16 KiB: 1e-7
  *   runs 128         1 KiB: 1e-9                 16 KiB: 2e-8
  *   runs 512         1 KiB: 1e-9                 16 KiB: 5e-9
- * and processes = 2: unit 1 KiB: 1e-9, 16 KiB: 8e-9.  Excess over L1 (the
+ *   write            1 KiB: 1e-9                 16 KiB: 5e-9   (bytes written)
+ * and processes = 2: unit 1 KiB: 1e-9, 16 KiB: 8e-9; write 1 KiB: 1e-9,
+ * 16 KiB: 1e-8.  Excess over L1 (the
  * smallest working set): unit at 8 KiB, halfway in log2 between 4 and 16
  * KiB, 3e-9 - 1e-9 = 2e-9; unit past 16 KiB 3e-9; random past 16 KiB 9.9e-8.
  * Operation costs (ns): LFOR 1, CMLL 1, INLL 1, MFDL 2, AFDL 1, IFBR 1. */
@@ -47,10 +49,14 @@ static const PtiModelDesc *const model = &pti_model_cpu_mem;
   "   latency=\"1\"/></pattern>\n"                                                              \
   " <pattern name=\"runs\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\""        \
   "   latency=\"1\"/><point bytes=\"16384\" bandwidth=\"200000000\" latency=\"1\"/></pattern>\n" \
+  " <pattern name=\"write\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>"                \
+  "  <point bytes=\"16384\" bandwidth=\"200000000\"/></pattern>\n"                            \
   "</profile>\n"                                                                               \
   "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">\n"      \
   " <pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"    \
   "  <point bytes=\"16384\" bandwidth=\"125000000\" latency=\"1\"/></pattern>\n"              \
+  " <pattern name=\"write\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>"                \
+  "  <point bytes=\"16384\" bandwidth=\"100000000\"/></pattern>\n"                            \
   "</profile>\n"
 #define CACHES "<cache name=\"L1\" bytes=\"1024\"/><cache name=\"L2\" bytes=\"8192\"/>\n"
 #define SYSTEM(cpu_mem) "<computer name=\"c\" cpus=\"2\">\n" CLC cpu_mem "</computer>\n"
@@ -245,6 +251,41 @@ test_runs (void)
                                   "run=\"256\""), 1), 3e-6 + 1000 * 8 * 1.15e-8);
 }
 
+/* Reads and write-allocating stores add up: bytes at the pattern's curve,
+ * written at the write curve (README, "Reads and writes"). */
+static void
+test_written (void)
+{
+  /* write curve at 8 KiB, 3/4 of the way in log2 from 1 to 16 KiB:
+   * 1e-9 + 0.75 * 4e-9 = 4e-9, excess 3e-9; unit's excess 2e-9 (above):
+   * t = N (LFOR + MFDL) + N (16 * 2e-9 + 8 * 3e-9) */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" written=\"8\" working_set=\"W\""), 1),
+                3e-6 + 1000 * (16 * 2e-9 + 8 * 3e-9));
+  /* a store stream alone (bytes 0), written from parameters (S = 3: 24 bytes) */
+  assert_close (price (MEM, LOOP ("bytes=\"0\" written=\"8 * S\" working_set=\"W\" "
+                                  "pattern=\"unit\""), 1), 3e-6 + 1000 * 24 * 3e-9);
+  /* in L1: cpu-clc's price exactly */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" written=\"8\" working_set=\"100\""), 1), 3e-6);
+  /* 2 processes at 16 KiB: unit excess 7e-9, write excess 9e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" written=\"8\" working_set=\"16384\""), 2),
+                3e-6 + 1000 * (16 * 7e-9 + 8 * 9e-9));
+  /* a 2-process profile without a write curve: the 1-process one's, 4e-9 at
+   * 16 KiB; its unit curve its own, 7e-9 */
+  const char *two = SYSTEM (
+    "<cpu_mem>"
+    "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"
+    "<point bytes=\"16384\" bandwidth=\"250000000\" latency=\"1\"/></pattern>"
+    "<pattern name=\"write\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>"
+    "<point bytes=\"16384\" bandwidth=\"200000000\"/></pattern></profile>"
+    "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"
+    "<point bytes=\"16384\" bandwidth=\"125000000\" latency=\"1\"/></pattern></profile>"
+    "</cpu_mem>");
+  assert_close (price (two, LOOP ("bytes=\"16\" written=\"8\" working_set=\"16384\""), 2),
+                3e-6 + 1000 * (16 * 7e-9 + 8 * 4e-9));
+}
+
 /* ---- reuse-distance histograms ---------------------------------------------- */
 
 /* 100 references: 50 at distance [0, 8), 20 at [8, 32), 20 at [32, 256), 10
@@ -383,6 +424,30 @@ test_errors (void)
                   "<point bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile>"
                   "</cpu_mem>"),
           plain, "<pattern>", "streams must be a whole number");
+  /* written: the stores of a unit-stride bytes signature, priced at a write curve */
+  expect (MEM, LOOP ("written=\"8\""), "rud.xml:1: <loop>", "written without bytes");
+  expect (MEM, LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\" pattern=\"runs\" run=\"64\""),
+          "rud.xml:1: <loop>", "written is priced as a unit-stride store stream");
+  expect (MEM, LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\" pattern=\"write\""),
+          "<loop>", "'write' is not unit, strided, random or runs");
+  expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\" written=\"8\">"
+          "<reuse line=\"64\" references=\"1\"><cold count=\"1\"/></reuse></compute></rud>",
+          "rud.xml:1: <compute>", "written is for bytes");
+  expect (MEM, LOOP ("bytes=\"8\" written=\"W\" working_set=\"100\""), "rud.xml:1: <loop>",
+          "written \"W\" is -1");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"unit\"><point bytes=\"1024\" "
+                  "bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\""), "rud.xml:1: <loop>",
+          "which no profile of this <cpu_mem> measures");
+  expect (SYSTEM ("<cpu_mem>\n<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\">\n<pattern name=\"write\">\n<point bytes=\"1024\" "
+                  "bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "system.xml:6: <point>", "have no latency");
+  expect (SYSTEM ("<cpu_mem>\n<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\">\n<pattern name=\"unit\">\n<point bytes=\"1024\" "
+                  "bandwidth=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "system.xml:6: <point>", "missing required attribute latency");
   /* a value from parameters out of range, named at pricing */
   expect (MEM, LOOP ("bytes=\"8\" working_set=\"W\""), "rud.xml:1: <loop>", "working_set \"W\" is -1");
   expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\">\n<reuse line=\"64\" "
@@ -421,6 +486,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-mem/unit", test_unit);
   g_test_add_func ("/cpu-mem/strided-random", test_strided_random);
   g_test_add_func ("/cpu-mem/runs", test_runs);
+  g_test_add_func ("/cpu-mem/written", test_written);
   g_test_add_func ("/cpu-mem/reuse", test_reuse);
   g_test_add_func ("/cpu-mem/profile-file", test_profile_file);
   g_test_add_func ("/cpu-mem/errors", test_errors);

@@ -37,7 +37,7 @@ static const struct {
 #define RED "chain='AFDL'"
 static const char init_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='88'"
+  " <loop iter='na + 1' type='clc' of='LFOR,CMLL,INLL' bytes='8' written='40'"
   "       working_set='56 * (na + 2)' pattern='unit'>"
   "  <compute type='clc' of='5*TFDL,7*ARF1'/></loop></rud>";
 
@@ -49,7 +49,7 @@ static const char dot_rr_rud[] =
 
 static const char spmv_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='nr' type='clc' of='LFOR,CMLL,INLL' bytes='20' " WS ">"
+  " <loop iter='nr' type='clc' of='LFOR,CMLL,INLL' bytes='4' written='8' " WS ">"
   "  <compute type='clc' of='TFDL,2*ARF1'/>"
   "  <loop iter='nzrow * nc / na' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='12' " WS ">"
   "   <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'"
@@ -59,16 +59,16 @@ static const char spmv_rud[] =
 
 static const char reduce_add_rud[] =
   "<rud device='cpu'>"
-  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
+  " <loop iter='len' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char pq_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' written='8' " WV ">"
   "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
-  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
+  " <loop iter='max(nr, nc)' type='clc' of='LFOR,CMLL,INLL' bytes='0' written='8' " WV ">"
   "  <compute type='clc' of='TFDL,ARF1'/></loop>"
   " <compute type='clc' of='TFDL'/>"
   " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='16' " WV ">"
@@ -77,7 +77,7 @@ static const char pq_rud[] =
 static const char update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,3*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='32' " WS ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WS ">"
   "  <compute type='clc' of='2*MFDL,2*AFDL,2*TFDL,6*ARF1' bytes='16' " WV "/></loop>"
   " <compute type='clc' of='TFDL'/>"
   " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' " RED " bytes='8' " WV ">"
@@ -86,13 +86,13 @@ static const char update_rud[] =
 static const char p_update_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='DFDL,2*TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='16' " WV ">"
   "  <compute type='clc' of='MFDL,AFDL,TFDL,3*ARF1'/></loop></rud>";
 
 static const char residual_rud[] =
   "<rud device='cpu'>"
   " <case type='clc' of='IFBR'><branch exprob='L == 0'>"
-  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
+  "  <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' written='8' " WV ">"
   "   <compute type='clc' of='TFDL,2*ARF1'/></loop>"
   " </branch></case>"
   " <compute type='clc' of='TFDL'/>"
@@ -108,7 +108,7 @@ static const char norms_rud[] =
 static const char normalize_rud[] =
   "<rud device='cpu'>"
   " <compute type='clc' of='FCAL,DFDL,TFDL'/>"
-  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='24' " WV ">"
+  " <loop iter='nc' type='clc' of='LFOR,CMLL,INLL' bytes='8' written='8' " WV ">"
   "  <compute type='clc' of='MFDL,TFDL,2*ARF1'/></loop></rud>";
 
 typedef struct {

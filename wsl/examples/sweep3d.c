@@ -31,13 +31,13 @@ static const char source_rud[] =
   "  <loop iter='jt' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "    <compute type='clc' of='4*MFDL,AFDL,9*TFDL,9*ARF4,2*ARF3'"
-  "             bytes='152' working_set='112 * it * jt * kt' pattern='unit'/>"
+  "             bytes='40' written='40' working_set='112 * it * jt * kt' pattern='unit'/>"
   "   </loop></loop></loop></rud>";
 
 static const char angle_setup_rud[] =
   "<rud device='cpu'>"
   " <loop iter='it * jt * mmi' type='clc' of='LFOR,CMLL,INLL' chain='AFDL'"
-  "       bytes='16' working_set='8 * it * jt * mmi' pattern='unit'>"
+  "       bytes='8' working_set='8 * it * jt * mmi' pattern='unit'>"
   "  <compute type='clc' of='3*MFDL,AFDL,2*TFDL,2*ARF3,3*ARF1'/>"
   " </loop></rud>";
 
@@ -50,14 +50,14 @@ static const char block_rud[] =
   " <loop iter='jt * nk * mmi' type='clc' of='LFOR,CMLL,INLL'"
   "       bytes='96 * it / mmi' working_set='112 * it * jt * kt' pattern='runs' run='8 * it'>"
   "  <compute type='clc' of='2*MFDL,3*TFDL,4*ARF1,2*ARF3,3*AILL,2*CMLL'"
-  "           bytes='152 * it * (mmi - 1) / mmi' working_set='96 * it * mmi * min(nk, jt)'"
+  "           bytes='96 * it * (mmi - 1) / mmi' working_set='96 * it * mmi * min(nk, jt)'"
   "           pattern='unit'/>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'><compute type='clc' of='TFDL,ARF1,ARF4'/></loop>"
   "  <loop iter='3' type='clc' of='LFOR,CMLL,INLL'>"
   "   <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "    <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF3,ARF4'/></loop></loop>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL' chain='3*MFDL,4*AFDL'"
-  "        bytes='32' working_set='8 * mmi * (mk + jt) * it' pattern='unit'>"
+  "        bytes='16' working_set='8 * mmi * (mk + jt) * it' pattern='unit'>"
   "   <compute type='clc' of='8*MFDL,9*AFDL,DFDL,9*TFDL,9*ARF1,7*ARF3'/></loop>"
   "  <loop iter='it' type='clc' of='LFOR,CMLL,INLL'>"
   "   <compute type='clc' of='MFDL,AFDL,TFDL,2*ARF1,ARF4'/></loop>"

@@ -31,6 +31,8 @@
  * overlaps operations (cpu-clc's overlap="units") and ignored by others.
  * Memory behaviour, read by memory-aware CPU models and ignored by others:
  *   bytes        bytes the element touches per execution (per iteration of a loop)
+ *   written      bytes it writes to lines it does not read (each line is read
+ *                for ownership; models/cpu-mem/README.md); with bytes
  *   working_set  bytes of the data it cycles through
  *   pattern      "unit", "strided", "random" or "runs"
  *   stride       bytes between successive accesses (pattern="strided")
