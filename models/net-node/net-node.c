@@ -114,6 +114,14 @@ settle (NetNode *self, double now)
 static void
 share_out (NetNode *self, double now)
 {
+  if (self->n_flows == 1 && self->flows[0].kind == FLOW_DATA) {
+    /* alone, the common case: full speed (what the filling below gives) */
+    Flow *fl = &self->flows[0];
+    fl->speed = 1.0;
+    fl->at = fl->pristine ? fl->start + fl->wire : now + MAX (fl->left, 0.0);
+    self->next = fl->at;
+    return;
+  }
   double node_left = 1.0;
   guint unfixed = 0;
   for (guint p = 0; p < self->n_ports; p++) {
