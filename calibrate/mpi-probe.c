@@ -141,8 +141,8 @@ measure_rounds (Round kind, long bytes)
   static const char *const name[] = { "pp", "xch", "x2" };
   timed_rounds (kind, bytes, 4);   /* warm-up: buffers, connection, protocol */
   /* rounds per sample: enough for target_ns (rank 0 decides) */
-  double one = timed_rounds (kind, bytes, 8);
-  int k = (int) (target_ns / (2 * (one > 1 ? one : 1))) + 1;
+  double one = timed_rounds (kind, bytes, 8) * (kind == ROUND_PINGPONG ? 2 : 1);
+  int k = (int) (target_ns / (one > 1 ? one : 1)) + 1;
   MPI_Bcast (&k, 1, MPI_INT, 0, MPI_COMM_WORLD);
   int n = agreed_count (reps, 3);
   double *v = malloc ((size_t) n * sizeof *v);
