@@ -207,7 +207,7 @@ typedef struct {
   gboolean allow_root;     /* add --allow-run-as-root (Open MPI, run by root) */
 } CalMpiOptions;
 
-/* Measure the MPI library between two ranks; append a <net_simple>
+/* Measure the MPI library between two ranks; append a <net_node>
  * element (intra-node model, indented for a <computer>) to @xml and what
  * was seen of placement to @placement (comment text). */
 gboolean cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml,

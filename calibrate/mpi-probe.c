@@ -9,6 +9,10 @@
  *   library text=...                 MPI_Get_library_version, first line
  *   bind rank=R cpus=LIST now=C      the CPUs a rank may run on, and where it runs
  *   pp bytes=N t=.. ..               one-way time, half a ping-pong round trip
+ *   xch bytes=N t=.. ..              time of an exchange: both ranks send N bytes to
+ *                                    each other at once (MPI_Sendrecv), per exchange
+ *   x2 bytes=N t=.. ..               two messages each way at once (2 MPI_Isend,
+ *                                    2 MPI_Irecv, MPI_Waitall), per round
  *   os bytes=N t=.. ..               time in MPI_Send, the receive posted early
  *   or bytes=N t=.. ..               time in MPI_Recv, the message already there
  *   eager bytes=E next=E+1           the largest payload sent eagerly
@@ -60,26 +64,51 @@ static double target_ns = 2e6;
 
 static long preempted, dirty;
 
-/* Half the round trip of @bytes, averaged over @k round trips.  Both
- * ranks poll, so each has the CPU all the time unless another process
- * takes it: a sample where either rank was disturbed (PROBE_CLEAN) is
- * taken again (PROBE_TRIES, while the budget lasts; then kept as it is) (up to 10 times; "preempted" and "dirty" count). */
+/* What a timed round is: a ping-pong round trip, an exchange (both ranks
+ * send at once), or two messages each way at once. */
+typedef enum { ROUND_PINGPONG, ROUND_EXCHANGE, ROUND_TWO_EACH_WAY } Round;
+
+static void
+one_round (Round kind, long bytes)
+{
+  int other = 1 - me;
+  if (kind == ROUND_PINGPONG) {
+    if (me == 0) {
+      MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+      MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send (sbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    }
+  } else if (kind == ROUND_EXCHANGE)
+    MPI_Sendrecv (sbuf, (int) bytes, MPI_BYTE, other, 11, rbuf, (int) bytes, MPI_BYTE, other,
+                  11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  else {
+    /* the second message's buffers follow the first's (both allocated for it) */
+    MPI_Request rq[4];
+    MPI_Irecv (rbuf, (int) bytes, MPI_BYTE, other, 12, MPI_COMM_WORLD, &rq[0]);
+    MPI_Irecv (rbuf + bytes, (int) bytes, MPI_BYTE, other, 13, MPI_COMM_WORLD, &rq[1]);
+    MPI_Isend (sbuf, (int) bytes, MPI_BYTE, other, 12, MPI_COMM_WORLD, &rq[2]);
+    MPI_Isend (sbuf + bytes, (int) bytes, MPI_BYTE, other, 13, MPI_COMM_WORLD, &rq[3]);
+    MPI_Waitall (4, rq, MPI_STATUSES_IGNORE);
+  }
+}
+
+/* The time of one round of @kind with @bytes, averaged over @k rounds
+ * (a ping-pong's: half the round trip, the one-way time).  Both ranks
+ * poll, so each has the CPU all the time unless another process takes it:
+ * a sample where either rank was disturbed (PROBE_CLEAN) is taken again
+ * (PROBE_TRIES, while the budget lasts; then kept as it is; "preempted"
+ * and "dirty" count). */
 static double
-pingpong (long bytes, int k)
+timed_rounds (Round kind, long bytes, int k)
 {
   double t;
   for (int tries = 0;; tries++) {
     MPI_Barrier (MPI_COMM_WORLD);
     double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = now_ns ();
-    for (int i = 0; i < k; i++) {
-      if (me == 0) {
-        MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-        MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send (sbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-      }
-    }
+    for (int i = 0; i < k; i++)
+      one_round (kind, bytes);
     t = now_ns () - t0;
     int clean = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID) - c0 >= PROBE_CLEAN * t, all;
     MPI_Allreduce (&clean, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
@@ -93,7 +122,7 @@ pingpong (long bytes, int k)
     }
     preempted++;
   }
-  return t / (2.0 * k);
+  return t / ((kind == ROUND_PINGPONG ? 2.0 : 1.0) * k);
 }
 
 /* How many samples to take: @normal, or @fewest once the time budget is
@@ -107,19 +136,20 @@ agreed_count (int normal, int fewest)
 }
 
 static void
-measure_pingpong (long bytes)
+measure_rounds (Round kind, long bytes)
 {
-  pingpong (bytes, 4);   /* warm-up: buffers, connection, protocol */
-  /* round trips per sample: enough for target_ns (rank 0 decides) */
-  double one = pingpong (bytes, 8);
-  int k = (int) (target_ns / (2 * (one > 1 ? one : 1))) + 1;
+  static const char *const name[] = { "pp", "xch", "x2" };
+  timed_rounds (kind, bytes, 4);   /* warm-up: buffers, connection, protocol */
+  /* rounds per sample: enough for target_ns (rank 0 decides) */
+  double one = timed_rounds (kind, bytes, 8) * (kind == ROUND_PINGPONG ? 2 : 1);
+  int k = (int) (target_ns / (one > 1 ? one : 1)) + 1;
   MPI_Bcast (&k, 1, MPI_INT, 0, MPI_COMM_WORLD);
   int n = agreed_count (reps, 3);
   double *v = malloc ((size_t) n * sizeof *v);
   for (int r = 0; r < n; r++)
-    v[r] = pingpong (bytes, k);
+    v[r] = timed_rounds (kind, bytes, k);
   if (me == 0)
-    print_stats ("pp", bytes, probe_stats (v, n), n);
+    print_stats (name[kind], bytes, probe_stats (v, n), n);
   free (v);
 }
 
@@ -327,8 +357,12 @@ main (int argc, char **argv)
     n++;
   }
   free (copy);
-  sbuf = calloc ((size_t) max_bytes + 1024, 1);
-  rbuf = calloc ((size_t) max_bytes + 1024, 1);
+  /* two messages' room (ROUND_TWO_EACH_WAY), written once so that no
+   * round meets a page for the first time */
+  sbuf = calloc (2 * (size_t) max_bytes + 1024, 1);
+  rbuf = calloc (2 * (size_t) max_bytes + 1024, 1);
+  memset (sbuf, 1, 2 * (size_t) max_bytes + 1024);
+  memset (rbuf, 1, 2 * (size_t) max_bytes + 1024);
 
   if (me == 0) {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -339,7 +373,15 @@ main (int argc, char **argv)
   }
   print_binding ();
   for (int i = 0; i < n; i++)
-    measure_pingpong (list[i]);
+    measure_rounds (ROUND_PINGPONG, list[i]);
+  /* messages in flight at once, for net-node's share of the node: both
+   * ranks sending at once, and two messages each way */
+  for (int i = 0; i < n; i++)
+    if (list[i] > 0)
+      measure_rounds (ROUND_EXCHANGE, list[i]);
+  for (int i = 0; i < n; i++)
+    if (list[i] > 0)
+      measure_rounds (ROUND_TWO_EACH_WAY, list[i]);
   for (int i = 0; i < n; i++)
     if (list[i] <= OVERHEAD_MAX)
       measure_send (list[i]);

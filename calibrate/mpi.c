@@ -31,6 +31,13 @@ cmp_size (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
 static char *
 fmt_bytes (double b)
 {
@@ -41,6 +48,17 @@ fmt_bytes (double b)
   return cal_strdup_printf ("%g B", b);
 }
 
+/* A size piece as the model prices it: messages of up to @up_to bytes
+ * cost L + n/B alone (models/net-simple/README.md); @share is net-node's
+ * (models/net-node/README.md), NAN where no exchange was measured. */
+typedef struct {
+  double up_to, latency, bandwidth;
+  const CalPiece *fit;
+  gboolean rendezvous;
+  double share, share_lo, share_hi;
+  guint share_n;
+} NodePiece;
+
 /* net-simple's size pieces from the piecewise fit of the one-way times
  * (models/net-simple/README.md): a piece of one-way time a + n b prices a
  * message with L = a - o_s - o_r when eager, less also the two 0-byte
@@ -48,14 +66,12 @@ fmt_bytes (double b)
  * 1/b.  A piece extends to the next one's first size (or the eager limit,
  * where the protocol changes); they stop at the first the fit cannot
  * express (no positive cost per byte, or a negative latency: the large,
- * noisy sizes), above which the overall L and B apply. */
-static void
-append_pieces (GString *xml, const CalNet *net, const CalPiece *pieces, guint npieces)
+ * noisy sizes), above which the overall L and B apply.  Returns how many. */
+static guint
+node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece *out)
 {
   double overheads = net->send_overhead + net->recv_overhead, l_first = NAN;
-  g_autoptr (GString) body = g_string_new (NULL);
   guint written = 0;
-  double covered = 0;
   for (guint k = 0; k < npieces; k++) {
     const CalPiece *p = &pieces[k];
     gboolean rendezvous = p->lo > (double) net->eager_limit;
@@ -68,31 +84,107 @@ append_pieces (GString *xml, const CalNet *net, const CalPiece *pieces, guint np
     double up_to = k + 1 < npieces ? pieces[k + 1].lo - 1 : p->hi;
     if (p->hi <= (double) net->eager_limit && up_to > (double) net->eager_limit)
       up_to = (double) net->eager_limit;
-    g_autofree char *d_l = cal_decimal (l * 1e9, 4);
-    g_autofree char *d_b = cal_decimal (1e-6 / p->b, 4);
-    g_autofree char *c = cal_strdup_printf (
-      "%s messages of %.0f to %.0f B measured: a = %.4g ns, b = %.4g ps/B (largest error "
-      "%.1f%%), so L = %.4g ns%s and B = %s MB/s", rendezvous ? "Rendezvous" : "Eager", p->lo,
-      p->hi, p->a * 1e9, p->b * 1e12, 100 * p->max_err, l * 1e9,
-      k == 0 ? "" : rendezvous ? " (less the handshake)" : "", d_b);
-    cal_xml_comment (body, 6, c);
-    g_string_append_printf (body, "      <piece up_to=\"%.0f\"><latency unit=\"ns\">%s</latency>"
-                            "<bandwidth unit=\"MB/s\">%s</bandwidth></piece>\n", up_to, d_l, d_b);
-    written++;
-    covered = up_to;
+    out[written++] = (NodePiece) { up_to, l, 1 / p->b, p, rendezvous, NAN, NAN, NAN, 0 };
   }
+  return written;
+}
+
+/* A lone message's work in net-node: L + n/B of the piece that prices it
+ * (@above: the top-level L and B, for sizes above the last piece). */
+static double
+lone_work (const NodePiece *pc, guint n, const NodePiece *above, double bytes)
+{
+  for (guint k = 0; k < n; k++)
+    if (bytes <= pc[k].up_to)
+      return pc[k].latency + bytes / pc[k].bandwidth;
+  return above->latency + bytes / above->bandwidth;
+}
+
+/* net-node's share of the node a lone message of a piece uses, from the
+ * exchanges of its sizes: both ranks send n bytes at once and each
+ * message takes max(1, 2 w) times its lone work D (the handshake and the
+ * overheads unchanged), so an exchange measured at t_x against a one-way
+ * time t_1 alone gives w = (t_x - t_1 + D) / (2 D); the piece's share is
+ * the median over its sizes, kept within [0.05, 1] (a share is a fraction
+ * of the node; below 1/2 two messages go at full speed anyway). */
+static void
+node_shares (NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, guint npp,
+             const CalSize *xch, guint nx)
+{
+  for (guint k = 0; k <= n; k++) {
+    NodePiece *piece = k < n ? &pc[k] : above;
+    double lo = k == 0 ? 0 : pc[k - 1].up_to, hi = k < n ? pc[k].up_to : INFINITY;
+    double w[64];
+    guint m = 0;
+    for (guint i = 0; i < nx && m < G_N_ELEMENTS (w); i++) {
+      if (!(xch[i].bytes > lo && xch[i].bytes <= hi))
+        continue;
+      for (guint j = 0; j < npp; j++)
+        if (pp[j].bytes == xch[i].bytes) {
+          double d = lone_work (pc, n, above, xch[i].bytes);
+          w[m++] = ((xch[i].t.med - pp[j].t.med) * 1e-9 + d) / (2 * d);
+        }
+    }
+    if (m == 0)
+      continue;
+    qsort (w, m, sizeof *w, cmp_double);
+    double med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+    *piece = (NodePiece) { piece->up_to, piece->latency, piece->bandwidth, piece->fit,
+                           piece->rendezvous, CLAMP (med, 0.05, 1.0), w[0], w[m - 1], m };
+  }
+  if (isnan (above->share)) {   /* no size above the last piece: the largest piece's */
+    for (guint k = n; k-- > 0 && isnan (above->share);)
+      if (!isnan (pc[k].share))
+        above->share = pc[k].share;
+    if (isnan (above->share))
+      above->share = 1;
+  }
+}
+
+static void
+append_share (GString *xml, const NodePiece *pc, int indent)
+{
+  if (isnan (pc->share))
+    return;
+  g_autofree char *d = cal_decimal (pc->share, 3);
+  g_string_append_printf (xml, "%*s<share>%s</share>", indent, "", d);
+}
+
+static void
+append_pieces (GString *xml, const NodePiece *pc, guint written, guint npieces)
+{
   if (written == 0)
     return;
   g_autofree char *c = cal_strdup_printf (
-    "Size pieces (net-simple prices a message with the first piece whose up_to is at least its "
+    "Size pieces (net-node prices a message with the first piece whose up_to is at least its "
     "size): the piecewise fit in the table below, t = a + n b, as L = a - o_s - o_r for an "
     "eager piece and also less the two 0-byte handshake messages (2 x the first piece's L) for "
     "a rendezvous one, B = 1/b.  %u of the fit's %u pieces, to %.0f bytes; above, L and B "
-    "above%s.", written, npieces, covered,
+    "above%s.  Each piece's share is the median of w = (t_x - t_1 + D) / (2 D) over its sizes: "
+    "t_x an exchange (both ranks sending at once), t_1 the one-way time alone, D = L + n/B "
+    "(models/net-node/README.md).", written, npieces, pc[written - 1].up_to,
     written < npieces ? " (the next piece of the fit has no positive latency or cost per byte)"
                       : "");
   cal_xml_comment (xml, 6, c);
-  g_string_append (xml, body->str);
+  for (guint k = 0; k < written; k++) {
+    const CalPiece *p = pc[k].fit;
+    g_autofree char *d_l = cal_decimal (pc[k].latency * 1e9, 4);
+    g_autofree char *d_b = cal_decimal (pc[k].bandwidth / 1e6, 4);
+    g_autofree char *sh = isnan (pc[k].share)
+      ? g_strdup ("; no exchange measured: the share above")
+      : cal_strdup_printf ("; share %.3g, the median of %u sizes (%.3g to %.3g)", pc[k].share,
+                           pc[k].share_n, pc[k].share_lo, pc[k].share_hi);
+    g_autofree char *what = cal_strdup_printf (
+      "%s messages of %.0f to %.0f B measured: a = %.4g ns, b = %.4g ps/B (largest error "
+      "%.1f%%), so L = %.4g ns%s and B = %s MB/s%s", pc[k].rendezvous ? "Rendezvous" : "Eager",
+      p->lo, p->hi, p->a * 1e9, p->b * 1e12, 100 * p->max_err, pc[k].latency * 1e9,
+      k == 0 ? "" : pc[k].rendezvous ? " (less the handshake)" : "", d_b, sh);
+    cal_xml_comment (xml, 6, what);
+    g_string_append_printf (xml, "      <piece up_to=\"%.0f\"><latency unit=\"ns\">%s</latency>"
+                            "<bandwidth unit=\"MB/s\">%s</bandwidth>", pc[k].up_to, d_l, d_b);
+    append_share (xml, &pc[k], 0);
+    g_string_append (xml, "</piece>\n");
+  }
 }
 
 gboolean
@@ -137,6 +229,8 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
     return FALSE;
 
   g_autoptr (GArray) pp = g_array_new (FALSE, FALSE, sizeof (CalSize));
+  g_autoptr (GArray) xch = g_array_new (FALSE, FALSE, sizeof (CalSize));
+  g_autoptr (GArray) x2 = g_array_new (FALSE, FALSE, sizeof (CalSize));
   CalStat os0 = { NAN }, or0 = { NAN }, gap = { NAN };
   double os0_bytes = INFINITY, or0_bytes = INFINITY, eager = NAN, eager_next = NAN;
   double preempted = 0, dirty = 0;
@@ -148,6 +242,9 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
     if (strcmp (l->kind, "pp") == 0 && !isnan (bytes)) {
       CalSize s = { bytes, cal_stat_from_line (l, NULL) };
       g_array_append_val (pp, s);
+    } else if ((strcmp (l->kind, "xch") == 0 || strcmp (l->kind, "x2") == 0) && !isnan (bytes)) {
+      CalSize s = { bytes, cal_stat_from_line (l, NULL) };
+      g_array_append_val (l->kind[1] == 'c' ? xch : x2, s);
     } else if (strcmp (l->kind, "os") == 0 && bytes < os0_bytes) {
       os0 = cal_stat_from_line (l, NULL);
       os0_bytes = bytes;
@@ -194,6 +291,11 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   }
   CalPiece pieces[5];
   guint npieces = cal_piecewise_fit (sz, pp->len, eager, 3, pieces);
+  NodePiece pc[5], above = { INFINITY, net.latency, net.bandwidth, NULL, TRUE, NAN, NAN, NAN, 0 };
+  guint written = node_pieces (&net, pieces, npieces, pc);
+  g_array_sort (xch, cmp_size);
+  g_array_sort (x2, cmp_size);
+  node_shares (pc, written, &above, sz, pp->len, (const CalSize *) xch->data, xch->len);
 
   /* ---- the element ---- */
   g_autofree char *eager_text = isnan (eager_next) || eager_next < 0
@@ -208,14 +310,19 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
     "One-way time = half a ping-pong round trip, median of %s samples of at least %s ms each; a "
     "sample in "
     "which either rank lost the CPU (CPU time under 97%% of the wall time; both poll) is taken "
-    "again: %s.  net-simple prices an eager message o_s + L + n/B + o_r and a "
-    "rendezvous one o_s + 3L + n/B + o_r (models/net-simple/README.md): o_s, o_r and the eager "
-    "limit are measured directly, L and B fitted to the one-way times up to %g MiB (least "
-    "squares on the relative error).  The table after the element compares.",
+    "again: %s.  net-node prices a lone eager message o_s + L + n/B + o_r and a "
+    "rendezvous one o_s + 3L + n/B + o_r as net-simple does (models/net-simple/README.md): o_s, "
+    "o_r and the eager limit are measured directly, L and B fitted to the one-way times up to "
+    "%g MiB (least squares on the relative error).  Messages in flight at once share the "
+    "node (models/net-node/README.md): the share of each size piece comes from exchanges, both "
+    "ranks sending n bytes to each other at once (MPI_Sendrecv, the same samples and retakes "
+    "as the ping-pong), against the one-way time.  The table after the element compares, with "
+    "two messages each way at once (2 MPI_Isend, 2 MPI_Irecv, MPI_Waitall) beside, which no "
+    "parameter is fitted to.",
     library, compiler, command, seconds, size_text, reps, target, noise,
     fit_max / (1 << 20));
   cal_xml_comment (xml, 4, head);
-  g_string_append (xml, "    <net_simple>\n");
+  g_string_append (xml, "    <net_node>\n");
   g_autofree char *c_lat = cal_strdup_printf (
     "L, fitted (with B) to the one-way times; %g ns of one-way time at 0 B are o_s + L + o_r",
     sz[0].t.med);
@@ -254,17 +361,27 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   g_autofree char *v_or = g_strdup_printf ("      <recv_overhead unit=\"ns\">%s</recv_overhead>\n",
                                            d_or);
   g_string_append (xml, v_or);
-  append_pieces (xml, &net, pieces, npieces);
+  g_autofree char *sh_how =
+    above.share_n > 0 ? cal_strdup_printf ("the median of %u sizes (%.3g to %.3g)", above.share_n,
+                                           above.share_lo, above.share_hi)
+                      : g_strdup ("no exchange measured above the pieces: the largest piece's");
+  g_autofree char *c_sh = cal_strdup_printf (
+    "share of the node a lone message above the pieces uses, found as each piece's below: %s",
+    sh_how);
+  cal_xml_comment (xml, 6, c_sh);
+  append_share (xml, &above, 6);
+  g_string_append (xml, "\n");
+  append_pieces (xml, pc, written, npieces);
   g_autofree char *c_e = cal_strdup_printf ("eager limit: %s", eager_text);
   cal_xml_comment (xml, 6, c_e);
   g_string_append_printf (xml, "      <eager_limit unit=\"B\">%" G_GUINT64_FORMAT "</eager_limit>\n",
                           net.eager_limit);
-  g_string_append (xml, "    </net_simple>\n");
+  g_string_append (xml, "    </net_node>\n");
 
   /* ---- what the fit gives, size by size, and the pieces ---- */
   GString *t = g_string_new (
-    "One-way times (ns): measured median [quartiles], net-simple above, error; the piecewise "
-    "fit, error.\n");
+    "One-way times (ns): measured median [quartiles], the top-level L and B alone (net-simple "
+    "without pieces), error; the piecewise fit, error.\n");
   double worst_net = 0, worst_piece = 0, worst_spread = 0;
   for (guint i = 0; i < pp->len; i++) {
     double n = sz[i].bytes, m = sz[i].t.med, pred = cal_net_one_way (&net, n) * 1e9;
@@ -282,6 +399,47 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
       "  %9s %11.5g [%.5g-%.5g]  net-simple %11.5g %+6.1f%%  pieces %11.5g %+6.1f%%\n", nb, m,
       sz[i].t.q1, sz[i].t.q3, pred, 100 * e1, piece, 100 * e2);
     g_string_append (t, row);
+  }
+  /* net-node on messages at once, from the measured one-way time t_1:
+   * each message's work D goes at speed v, so it takes t_1 - D + D/v;
+   * an exchange: v = min(1, 1/(2w)); two each way: each CPU receives two
+   * (v <= 1/2) and the node holds four (v <= 1/(4w)). */
+  if (xch->len > 0) {
+    g_string_append (t, "\nMessages at once (ns): an exchange (both ranks send n bytes at once) "
+                        "measured [quartiles], net-node, error; two messages each way at once "
+                        "(per round), measured, net-node, error.\n");
+    for (guint i = 0; i < xch->len; i++) {
+      const CalSize *x = &g_array_index (xch, CalSize, i);
+      const CalSize *one = NULL, *two = NULL;
+      for (guint j = 0; j < pp->len; j++)
+        if (sz[j].bytes == x->bytes)
+          one = &sz[j];
+      for (guint j = 0; j < x2->len; j++)
+        if (g_array_index (x2, CalSize, j).bytes == x->bytes)
+          two = &g_array_index (x2, CalSize, j);
+      if (one == NULL)
+        continue;
+      double d = lone_work (pc, written, &above, x->bytes) * 1e9, w = above.share;
+      for (guint k = 0; k < written; k++)
+        if (x->bytes <= pc[k].up_to) {
+          w = isnan (pc[k].share) ? above.share : pc[k].share;
+          break;
+        }
+      double px = one->t.med - d + d * MAX (1.0, 2 * w);
+      double p2 = one->t.med - d + d / MIN (0.5, 1 / (4 * w));
+      g_autofree char *nb = fmt_bytes (x->bytes);
+      g_autofree char *row = cal_strdup_printf (
+        "  %9s %11.5g [%.5g-%.5g]  net-node %11.5g %+6.1f%%", nb, x->t.med, x->t.q1, x->t.q3, px,
+        100 * (px - x->t.med) / x->t.med);
+      g_string_append (t, row);
+      if (two != NULL) {
+        g_autofree char *r2 = cal_strdup_printf ("   two each way %11.5g  net-node %11.5g %+6.1f%%",
+                                                 two->t.med, p2,
+                                                 100 * (p2 - two->t.med) / two->t.med);
+        g_string_append (t, r2);
+      }
+      g_string_append_c (t, '\n');
+    }
   }
   g_string_append (t, "\nPiecewise-linear fit of the one-way time, t = a + n b (breaks at the "
                       "eager limit and where they cut the squared relative error by a quarter; "

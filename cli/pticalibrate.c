@@ -6,7 +6,7 @@
  * CPUs: its cpu-clc operation costs, measured at the optimisation level
  * named, its dense floating-point rate (the host BLAS's dgemm), and the
  * MPI library's point-to-point figures between two of its ranks as the
- * computer's intra-node net-simple model.  The memory profile
+ * computer's intra-node net-node model.  The memory profile
  * (models/cpu-mem/cpu-mem.xsd) goes to a file of its own until the
  * memory-aware model that reads it exists.  Every number carries a comment
  * saying how it was measured.  calibrate/README.md explains the method.
@@ -369,7 +369,7 @@ calibrate (const Options *o, GError **error)
   g_autofree char *place = cal_strdup_printf (
     "One node of %u CPUs.  pti places rank r on CPU r of the node (connection order); messages "
     "between its CPUs go through the node's intra-node model%s.  As measured: %s",
-    host.cpus_online, net_xml->len ? ", the net-simple below" : " (none: not measured)",
+    host.cpus_online, net_xml->len ? ", the net-node below" : " (none: not measured)",
     placement->len ? placement->str : "MPI not run, no placement seen.");
   cal_xml_comment (doc, 2, place);
   g_string_append_printf (doc, "  <computer name=\"host\" count=\"1\" cpus=\"%u\">\n",
@@ -486,7 +486,7 @@ main (int argc, char **argv)
   g_option_context_set_summary (octx,
     "Measures this host and writes a pti system file for it: the cost of every cpu-clc "
     "operation code at the optimisation level named, the MPI library's point-to-point figures "
-    "between two ranks (net-simple, the computer's intra-node model) and the number of CPUs; "
+    "between two ranks (net-node, the computer's intra-node model) and the number of CPUs; "
     "and a memory profile (bandwidth and latency by working set and access pattern) for the "
     "memory-aware CPU model, in a file of its own.  Each number carries a comment saying how it "
     "was measured.  A full run takes several minutes; --quick about one.");

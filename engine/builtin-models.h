@@ -5,6 +5,7 @@
 extern const PtiModelDesc pti_model_cpu_clc;
 extern const PtiModelDesc pti_model_cpu_mem;
 extern const PtiModelDesc pti_model_cpu_time;
+extern const PtiModelDesc pti_model_net_node;
 extern const PtiModelDesc pti_model_net_simple;
 extern const PtiModelDesc pti_model_net_contention;
 extern const PtiModelDesc pti_model_io_pfs;

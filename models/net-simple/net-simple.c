@@ -10,7 +10,7 @@
  * engine through send_overhead / recv_overhead.  The gap is the only state:
  * the engine calls transfer() in non-decreasing start order, so remembering
  * the last injection start per port is enough. */
-#include <pti/hmi.h>
+#include "net-pieces.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,32 +18,81 @@
 
 extern const char pti_net_simple_xsd[];
 
-/* The schema's limit: a few pieces in practice, so a linear scan per message. */
-#define MAX_PIECES 64
-
-typedef struct {
-  guint64 up_to;          /* bytes, inclusive */
-  double latency;         /* s */
-  double bandwidth;       /* bytes/s */
-} Piece;
-
 typedef struct {
   gboolean loggp;
-  double latency;         /* s (L) */
-  double bandwidth;       /* bytes/s, latency/bandwidth form */
+  PtiNetPieces f;         /* L (both forms), B, o_s, o_r (LogGP: both o), pieces, eager limit */
   double gap_per_byte;    /* s/byte (G), LogGP form */
   double gap;             /* s (g), LogGP form */
-  double send_overhead;   /* s */
-  double recv_overhead;   /* s */
-  guint64 eager_limit;    /* bytes */
   double *last_start;     /* per source port: start of the last message (LogGP gap) */
   guint n_ports;
   guint64 changes;        /* parameter changes applied so far */
-  guint n_pieces;
-  Piece pieces[MAX_PIECES]; /* by increasing up_to; above the last: latency, bandwidth */
 } NetSimple;
 
 #define DEFAULT_EAGER_LIMIT 65536u
+
+gboolean
+pti_net_pieces_read (const xmlNode *config, PtiNetPieces *out, GError **error)
+{
+  if (!pti_config_get_time (config, "latency", &out->latency, error)
+      || !pti_config_get_bandwidth (config, "bandwidth", &out->bandwidth, error))
+    return FALSE;
+  if (pti_config_child (config, "send_overhead") != NULL
+      && !pti_config_get_time (config, "send_overhead", &out->send_overhead, error))
+    return FALSE;
+  if (pti_config_child (config, "recv_overhead") != NULL
+      && !pti_config_get_time (config, "recv_overhead", &out->recv_overhead, error))
+    return FALSE;
+  out->share = 0;
+  const xmlNode *share = pti_config_child (config, "share");
+  if (share != NULL) {
+    if (!pti_config_node_number (share, PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, &out->share, error))
+      return FALSE;
+    if (!(out->share > 0 && out->share <= 1))
+      return pti_node_error (error, share, "a share of the node's copy capacity is in (0, 1], "
+                             "not %g", out->share);
+  }
+  for (const xmlNode *c = config->children; c != NULL; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "piece") != 0)
+      continue;
+    if (out->n_pieces == PTI_NET_MAX_PIECES)
+      return pti_node_error (error, c, "more than %d pieces", PTI_NET_MAX_PIECES);
+    PtiNetPiece *p = &out->pieces[out->n_pieces];
+    xmlChar *up_to = xmlGetProp (c, (const xmlChar *) "up_to");
+    char *end = NULL;
+    errno = 0;
+    p->up_to = up_to != NULL ? g_ascii_strtoull ((const char *) up_to, &end, 10) : 0;
+    gboolean bad = up_to == NULL || errno != 0 || end == (char *) up_to || *end != '\0';
+    xmlFree (up_to);
+    if (bad)
+      return pti_node_error (error, c, "up_to must be a number of bytes below 2^64");
+    if (out->n_pieces > 0 && p->up_to <= out->pieces[out->n_pieces - 1].up_to)
+      return pti_node_error (error, c, "up_to=\"%" G_GUINT64_FORMAT "\" does not follow the "
+                             "previous piece's %" G_GUINT64_FORMAT ": pieces go by increasing "
+                             "size", p->up_to, out->pieces[out->n_pieces - 1].up_to);
+    if (!pti_config_get_time (c, "latency", &p->latency, error)
+        || !pti_config_get_bandwidth (c, "bandwidth", &p->bandwidth, error))
+      return FALSE;
+    p->share = out->share;
+    const xmlNode *ps = pti_config_child (c, "share");
+    if (ps != NULL) {
+      if (!pti_config_node_number (ps, PTI_RANGE_SENSE_SLOWER_WHEN_HIGHER, &p->share, error))
+        return FALSE;
+      if (!(p->share > 0 && p->share <= 1))
+        return pti_node_error (error, ps, "a share of the node's copy capacity is in (0, 1], "
+                               "not %g", p->share);
+    }
+    out->n_pieces++;
+  }
+  return pti_net_pieces_read_eager_limit (config, out, error);
+}
+
+gboolean
+pti_net_pieces_read_eager_limit (const xmlNode *config, PtiNetPieces *out, GError **error)
+{
+  out->eager_limit = DEFAULT_EAGER_LIMIT;
+  return pti_config_child (config, "eager_limit") == NULL
+         || pti_config_get_bytes (config, "eager_limit", &out->eager_limit, error);
+}
 
 static gboolean
 net_simple_configure (gpointer instance, const xmlNode *config, GError **error)
@@ -51,53 +100,16 @@ net_simple_configure (gpointer instance, const xmlNode *config, GError **error)
   NetSimple *self = instance;
   const xmlNode *loggp = pti_config_child (config, "loggp");
 
-  if (loggp != NULL) {
-    self->loggp = TRUE;
-    if (!pti_config_get_time (loggp, "L", &self->latency, error)
-        || !pti_config_get_time (loggp, "o", &self->send_overhead, error)
-        || !pti_config_get_time (loggp, "g", &self->gap, error)
-        || !pti_config_get_time (loggp, "G", &self->gap_per_byte, error))
-      return FALSE;
-    self->recv_overhead = self->send_overhead;
-  } else {
-    if (!pti_config_get_time (config, "latency", &self->latency, error)
-        || !pti_config_get_bandwidth (config, "bandwidth", &self->bandwidth, error))
-      return FALSE;
-    if (pti_config_child (config, "send_overhead") != NULL
-        && !pti_config_get_time (config, "send_overhead", &self->send_overhead, error))
-      return FALSE;
-    if (pti_config_child (config, "recv_overhead") != NULL
-        && !pti_config_get_time (config, "recv_overhead", &self->recv_overhead, error))
-      return FALSE;
-    for (const xmlNode *c = config->children; c != NULL; c = c->next) {
-      if (c->type != XML_ELEMENT_NODE || strcmp ((const char *) c->name, "piece") != 0)
-        continue;
-      if (self->n_pieces == MAX_PIECES)
-        return pti_node_error (error, c, "more than %d pieces", MAX_PIECES);
-      Piece *p = &self->pieces[self->n_pieces];
-      xmlChar *up_to = xmlGetProp (c, (const xmlChar *) "up_to");
-      char *end = NULL;
-      errno = 0;
-      p->up_to = up_to != NULL ? g_ascii_strtoull ((const char *) up_to, &end, 10) : 0;
-      gboolean bad = up_to == NULL || errno != 0 || end == (char *) up_to || *end != '\0';
-      xmlFree (up_to);
-      if (bad)
-        return pti_node_error (error, c, "up_to must be a number of bytes below 2^64");
-      if (self->n_pieces > 0 && p->up_to <= self->pieces[self->n_pieces - 1].up_to)
-        return pti_node_error (error, c, "up_to=\"%" G_GUINT64_FORMAT "\" does not follow the "
-                               "previous piece's %" G_GUINT64_FORMAT ": pieces go by increasing "
-                               "size", p->up_to, self->pieces[self->n_pieces - 1].up_to);
-      if (!pti_config_get_time (c, "latency", &p->latency, error)
-          || !pti_config_get_bandwidth (c, "bandwidth", &p->bandwidth, error))
-        return FALSE;
-      self->n_pieces++;
-    }
-  }
-  self->eager_limit = DEFAULT_EAGER_LIMIT;
-  if (pti_config_child (config, "eager_limit") != NULL
-      && !pti_config_get_bytes (config, "eager_limit", &self->eager_limit, error))
+  if (loggp == NULL)
+    return pti_net_pieces_read (config, &self->f, error);
+  self->loggp = TRUE;
+  if (!pti_config_get_time (loggp, "L", &self->f.latency, error)
+      || !pti_config_get_time (loggp, "o", &self->f.send_overhead, error)
+      || !pti_config_get_time (loggp, "g", &self->gap, error)
+      || !pti_config_get_time (loggp, "G", &self->gap_per_byte, error))
     return FALSE;
-  return TRUE;
+  self->f.recv_overhead = self->f.send_overhead;
+  return pti_net_pieces_read_eager_limit (config, &self->f, error);
 }
 
 static void
@@ -110,19 +122,19 @@ net_simple_finalize (gpointer instance)
 static double
 net_simple_send_overhead (gconstpointer instance, guint64 bytes)
 {
-  return ((const NetSimple *) instance)->send_overhead;
+  return ((const NetSimple *) instance)->f.send_overhead;
 }
 
 static double
 net_simple_recv_overhead (gconstpointer instance, guint64 bytes)
 {
-  return ((const NetSimple *) instance)->recv_overhead;
+  return ((const NetSimple *) instance)->f.recv_overhead;
 }
 
 static guint64
 net_simple_eager_limit (gconstpointer instance)
 {
-  return ((const NetSimple *) instance)->eager_limit;
+  return ((const NetSimple *) instance)->f.eager_limit;
 }
 
 /* Grows the per-port gap state; happens once per new highest port, not per
@@ -146,13 +158,9 @@ net_simple_transfer (gpointer instance, guint32 src_port, guint32 dst_port, guin
   NetSimple *self = instance;
 
   if (!self->loggp) {
-    double latency = self->latency, bandwidth = self->bandwidth;
-    for (guint i = 0; i < self->n_pieces; i++)
-      if (bytes <= self->pieces[i].up_to) {
-        latency = self->pieces[i].latency;
-        bandwidth = self->pieces[i].bandwidth;
-        break;
-      }
+    const PtiNetPiece *p = pti_net_pieces_find (&self->f, bytes);
+    double latency = p ? p->latency : self->f.latency;
+    double bandwidth = p ? p->bandwidth : self->f.bandwidth;
     double wire = (double) bytes / bandwidth;
     out->injected = start + wire;
     out->arrived = start + latency + wire;
@@ -162,7 +170,7 @@ net_simple_transfer (gpointer instance, guint32 src_port, guint32 dst_port, guin
   double t = MAX (start, self->last_start[src_port] + self->gap);
   self->last_start[src_port] = t;
   out->injected = t + (bytes > 0 ? (double) (bytes - 1) * self->gap_per_byte : 0.0);
-  out->arrived = out->injected + self->latency;
+  out->arrived = out->injected + self->f.latency;
 }
 
 /* Live changes apply to the transfers that start afterwards: a message
@@ -180,7 +188,7 @@ net_simple_reconfigure (gpointer instance, const char *element, const char *sele
                  "net-simple has no parts to choose: '%s[%s]' takes no [...]", element, selector);
     return FALSE;
   }
-  if (self->n_pieces > 0
+  if (self->f.n_pieces > 0
       && (strcmp (element, "bandwidth") == 0 || strcmp (element, "latency") == 0)) {
     /* which piece a sensor's one figure would be for is not known */
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
@@ -192,13 +200,13 @@ net_simple_reconfigure (gpointer instance, const char *element, const char *sele
   if (strcmp (element, "bandwidth") == 0 && !self->loggp) {
     if (!pti_parse_bandwidth (value, &v, error))
       return FALSE;
-    target = &self->bandwidth;
+    target = &self->f.bandwidth;
   } else if (strcmp (element, "latency") == 0 || strcmp (element, "send_overhead") == 0
              || strcmp (element, "recv_overhead") == 0) {
     if (!pti_parse_time (value, &v, error))
       return FALSE;
-    target = element[0] == 'l' ? &self->latency
-             : element[0] == 's' ? &self->send_overhead : &self->recv_overhead;
+    target = element[0] == 'l' ? &self->f.latency
+             : element[0] == 's' ? &self->f.send_overhead : &self->f.recv_overhead;
   } else {
     g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
                  "net-simple cannot change '%s' during an evaluation; it can change %s", element,

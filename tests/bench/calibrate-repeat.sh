@@ -53,10 +53,12 @@ for path in sys.argv[1:]:
     root = ET.parse(path).getroot()
     for c in root.find('.//cpu_clc'):
         add('operation costs (ns)', c.tag, float(c.text))
-    ns = root.find('.//net_simple')
+    ns = root.find('.//net_node')   # net_simple before net-node
+    ns = ns if ns is not None else root.find('.//net_simple')
     if ns is not None:
         for c in ns:
-            add('MPI ' + c.tag, c.tag, float(c.text))
+            if c.tag != 'piece':      # pieces differ in number from run to run
+                add('MPI ' + c.tag, c.tag, float(c.text))
     mempath = re.sub(r'\.xml$', '.memory.xml', path)
     if not os.path.exists(mempath):   # the shipped layout: configs/memory/NAME.xml
         mempath = os.path.join(os.path.dirname(path), 'memory', os.path.basename(path))

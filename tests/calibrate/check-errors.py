@@ -110,7 +110,7 @@ def main():
         root = ET.fromstring(text) if ok else None
         results.append(('... the file says so and has no message model',
                         ok and 'MPI parameters not measured' in text
-                        and root.find('.//net_simple') is None, [text[:400]]))
+                        and root.find('.//net_node') is None, [text[:400]]))
         env = dict(os.environ, MPICC='/nonexistent/mpicc-env')
         case('MPICC naming no program: the same, naming it',
              run(cal, '-o', nompi, '--skip', 'cpu,memory', env=env), 0,

@@ -122,12 +122,12 @@ def main():
         ok2, err = xmllint(os.path.join(models, 'cpu-clc', 'cpu-clc.xsd'), el) if ok else (0, '')
         check('<cpu_clc> follows cpu-clc.xsd (xmllint)', ok and ok2, err)
         if mpi:
-            ok = element_file(root, 'net_simple', el)
-            ok2, err = xmllint(os.path.join(models, 'net-simple', 'net-simple.xsd'), el) \
-                if ok else (0, 'no <net_simple>')
-            check('<net_simple> follows net-simple.xsd (xmllint)', ok and ok2, err)
+            ok = element_file(root, 'net_node', el)
+            ok2, err = xmllint(os.path.join(models, 'net-node', 'net-node.xsd'), el) \
+                if ok else (0, 'no <net_node>')
+            check('<net_node> follows net-node.xsd (xmllint)', ok and ok2, err)
         else:
-            skip('<net_simple> follows net-simple.xsd', 'no MPI on this host')
+            skip('<net_node> follows net-node.xsd', 'no MPI on this host')
         ok, err = xmllint(os.path.join(models, 'cpu-mem', 'cpu-mem.xsd'), profile)
         check('the memory profile follows cpu-mem.xsd (xmllint)', ok, err)
 
@@ -230,7 +230,10 @@ def main():
               got is not None and abs(got - want) <= 1e-9 * want,
               'predicted %s, closed form %s %s' % (got, want, err))
         if mpi:
-            ns = root.find('.//net_simple')
+            ns = root.find('.//net_node')
+            shares = [float(s.text) for s in ns.iter('share')]
+            check('every share of the node is in (0, 1]', shares and all(0 < s <= 1 for s in shares),
+                  shares)
             L, B = seconds(ns.find('latency')), float(ns.find('bandwidth').text) * 1e6
             # the first size piece that holds 8 bytes, if any, prices it
             ups = [int(p.get('up_to')) for p in ns.findall('piece')]

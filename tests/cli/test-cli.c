@@ -370,7 +370,7 @@ test_unknown_model_element (void)
   expect (r, EXIT_INVALID,
           "bad-model-element.xml:5: <cpu_cls>: not a known model configuration element",
           "known: cpu_clc (cpu-clc), cpu_mem (cpu-mem), cpu_time (cpu-time), io_pfs (io-pfs), "
-          "net_contention (net-contention), net_simple (net-simple)", NULL);
+          "net_contention (net-contention), net_node (net-node), net_simple (net-simple)", NULL);
 }
 
 static void
@@ -379,7 +379,7 @@ test_model_info_unknown (void)
   g_autoptr (Run) r = ptieval_data ("--model-info", "nosuch", NULL);
   expect (r, EXIT_INVALID,
           "ptieval: error: unknown model 'nosuch'; known models: cpu-clc, cpu-mem, cpu-time, io-pfs, "
-          "net-contention, net-simple", NULL);
+          "net-contention, net-node, net-simple", NULL);
   g_assert_cmpstr (r->out, ==, "");
 }
 
