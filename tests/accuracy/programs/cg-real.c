@@ -41,6 +41,25 @@
 
 #define CGITMAX 25
 
+/* Kernel timers (tests/bench/cg-kernels.sh builds with -DCG_KERNEL_TIMES):
+ * the seconds each of the workload's RUDs and exchanges took, summed over
+ * the timed region, printed by rank 0 after the result line.  Without the
+ * macro they are empty: the accuracy suite's program is unchanged. */
+enum { K_INIT, K_DOT_RR, K_SPMV, K_REDUCE_ADD, K_XCHG, K_PQ, K_UPDATE, K_P_UPDATE,
+       K_RESIDUAL, K_NORMS, K_NORMALIZE, K_XCHG_L, K_N };
+#ifdef CG_KERNEL_TIMES
+static const char *const kt_name[K_N] = { "init", "dot_rr", "spmv", "reduce_add", "xchg",
+                                          "pq", "update", "p_update", "residual", "norms",
+                                          "normalize", "xchg_l" };
+static double kt_sum[K_N], kt_t0;
+static long kt_calls[K_N];
+#define KT_START() (kt_t0 = MPI_Wtime ())
+#define KT_STOP(k) (kt_sum[k] += MPI_Wtime () - kt_t0, kt_calls[k]++)
+#else
+#define KT_START() ((void) 0)
+#define KT_STOP(k) ((void) 0)
+#endif
+
 static const struct {
   long na;
   int nonzer, niter;
@@ -266,12 +285,14 @@ xchg (int peer, double *send, long nsend, double *recv, long nrecv, int tag)
 static void
 xchg_l (const Grid *g, double *v, int n)
 {
+  KT_START ();
   for (int i = 1; i <= g->L; i++) {
     double in[2];
     xchg (g->partner[i], v, n, in, n, i);
     for (int k = 0; k < n; k++)
       v[k] += in[k];
   }
+  KT_STOP (K_XCHG_L);
 }
 
 typedef struct {
@@ -284,21 +305,30 @@ static void
 matvec (const Grid *g, const Csr *m, double *v, Vectors *vec, double *out)
 {
   double *w = vec->w;
+  KT_START ();
   for (long j = 0; j < g->nr; j++) {
     double sum = 0;
     for (long k = m->rowstr[j]; k < m->rowstr[j + 1]; k++)
       sum += m->a[k] * v[m->colidx[k]];
     w[j] = sum;
   }
+  KT_STOP (K_SPMV);
   for (int i = g->L; i >= 1; i--) {
     long len = g->recv[i];
+    KT_START ();
     xchg (g->partner[i], w + g->send_off[i], g->send[i], vec->buf, len, i);
+    KT_STOP (K_XCHG);
+    KT_START ();
     double *dst = w + g->keep;
     for (long j = 0; j < len; j++)
       dst[j] = dst[j] + vec->buf[j];
+    KT_STOP (K_REDUCE_ADD);
   }
-  if (g->L > 0)
+  if (g->L > 0) {
+    KT_START ();
     xchg (g->exch, w + g->keep, g->send_len, out, g->nc, 1);
+    KT_STOP (K_XCHG);
+  }
 }
 
 static void
@@ -373,6 +403,7 @@ main (int argc, char **argv)
   PTI_REUSE_START ();
   for (int it = 0; it <= niter; it++) {   /* it = 0: the untimed warm-up */
     /* ---- conj_grad ---- */
+    KT_START ();
     for (long j = 0; j < na + 1; j++) {   /* init */
       q[j] = 0;
       z[j] = 0;
@@ -380,12 +411,16 @@ main (int argc, char **argv)
       p[j] = r[j];
       w[j] = 0;
     }
+    KT_STOP (K_INIT);
+    KT_START ();
     double rho = 0;                        /* dot_rr */
     for (long j = 0; j < nc; j++)
       rho += r[j] * r[j];
+    KT_STOP (K_DOT_RR);
     xchg_l (&g, &rho, 1);
     for (int cgit = 1; cgit <= CGITMAX; cgit++) {
       matvec (&g, &m, p, &vec, q);
+      KT_START ();
       if (g.L == 0)                        /* pq */
         for (long j = 0; j < nc; j++)
           q[j] = w[j];
@@ -394,7 +429,9 @@ main (int argc, char **argv)
       double sum = 0;
       for (long j = 0; j < nc; j++)
         sum += p[j] * q[j];
+      KT_STOP (K_PQ);
       xchg_l (&g, &sum, 1);
+      KT_START ();
       double d = sum, alpha = rho / d, rho0 = rho;   /* update */
       for (long j = 0; j < nc; j++) {
         z[j] = z[j] + alpha * p[j];
@@ -403,12 +440,16 @@ main (int argc, char **argv)
       rho = 0;
       for (long j = 0; j < nc; j++)
         rho += r[j] * r[j];
+      KT_STOP (K_UPDATE);
       xchg_l (&g, &rho, 1);
+      KT_START ();
       double beta = rho / rho0;            /* p_update */
       for (long j = 0; j < nc; j++)
         p[j] = r[j] + beta * p[j];
+      KT_STOP (K_P_UPDATE);
     }
     matvec (&g, &m, z, &vec, r);           /* A.z */
+    KT_START ();
     if (g.L == 0)                          /* residual */
       for (long j = 0; j < nc; j++)
         r[j] = w[j];
@@ -417,19 +458,24 @@ main (int argc, char **argv)
       double d = x[j] - r[j];
       sum += d * d;
     }
+    KT_STOP (K_RESIDUAL);
     xchg_l (&g, &sum, 1);
     rnorm = sqrt (sum);
     /* ---- norms and the new x ---- */
+    KT_START ();
     double norm[2] = { 0, 0 };
     for (long j = 0; j < nc; j++) {
       norm[0] += x[j] * z[j];
       norm[1] += z[j] * z[j];
     }
+    KT_STOP (K_NORMS);
     xchg_l (&g, norm, 2);
     zeta = shift + 1.0 / norm[0];
+    KT_START ();
     double scale = 1.0 / sqrt (norm[1]);   /* normalize */
     for (long j = 0; j < nc; j++)
       x[j] = scale * z[j];
+    KT_STOP (K_NORMALIZE);
     if (it == 0)
       MPI_Barrier (MPI_COMM_WORLD);
   }
@@ -446,6 +492,11 @@ main (int argc, char **argv)
     printf ("result program=cg ranks=%d time_s=%.9f cpu_s=%.9f busy=%.4f zeta=%.12g rnorm=%.6g "
             "na=%ld nonzer=%d niter=%d nnz_rank0=%ld\n", nprocs, tmax, cpu[0], -cpu[1], zeta,
             rnorm, na, nonzer, niter, m.rowstr[g.nr]);
+#ifdef CG_KERNEL_TIMES
+  if (me == 0)
+    for (int k = 0; k < K_N; k++)
+      printf ("kernel %s calls=%ld time_s=%.9f\n", kt_name[k], kt_calls[k], kt_sum[k]);
+#endif
   MPI_Finalize ();
   return 0;
 }
