@@ -10,6 +10,9 @@
 #   --callgrind    also instructions per event (valgrind), front end
 #                  (reading the workload, pricing, expanding collectives) and
 #                  evaluation apart
+#   --trained      also the paper's case with ptieval built by
+#                  tools/build-trained.sh (profile feedback and link-time
+#                  optimisation) into BUILD_DIR-trained, in the same rounds
 #
 # 1. The paper's case (Sweep3D, 16 ranks, 12 iterations, configs/pc_cluster.xml
 #    with net-contention), whole process, against SimGrid 3.32's S4U peer
@@ -29,12 +32,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=5
 huge=0
 callgrind=0
+trained=0
 build=""
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=${2:?--runs needs a number}; shift ;;
     --huge) huge=1 ;;
     --callgrind) callgrind=1 ;;
+    --trained) trained=1 ;;
     -h|--help) sed -n '2,/^set -e/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "engine.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) build=$1 ;;
@@ -47,6 +52,9 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 meson compile -C "$build" ptieval sweep3d >/dev/null
 ptieval=$build/cli/ptieval
+if [ "$trained" = 1 ]; then
+  bash "$root/tools/build-trained.sh" "$build-trained" >/dev/null
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -128,30 +136,42 @@ for i in $(seq "$runs"); do
   else
     ws=0 ms=0
   fi
-  echo "$wf $mf $wp $mp $ws $ms"
+  if [ "$trained" = 1 ]; then
+    read -r wt mt < <(whole 1 "$build-trained/cli/ptieval" "$root/configs/pc_cluster.xml" "$root/wsl/examples/sweep3d.xml")
+  else
+    wt=0 mt=0
+  fi
+  echo "$wf $mf $wp $mp $ws $ms $wt $mt"
 done >"$tmp/rounds"
-read -r w_file m_file w_prog m_prog w_sg m_sg r_file r_prog lo_file hi_file < <(
+read -r w_file m_file w_prog m_prog w_sg m_sg r_file r_prog lo_file hi_file w_tr m_tr r_tr lo_tr hi_tr < <(
   python3 - "$tmp/rounds" "$events" "${sg_events:-0}" <<'PY'
 import statistics, sys
 rounds = [list(map(float, line.split())) for line in open(sys.argv[1])]
 events, sg_events = int(sys.argv[2]), int(sys.argv[3] or 0)
 med = lambda k: statistics.median(r[k] for r in rounds)
 # pti's events/s over SimGrid's, round by round
-ratio = lambda k: [(events / r[k]) / (sg_events / r[4]) if sg_events and r[4] else 0 for r in rounds]
-rf, rp = ratio(0), ratio(2)
+ratio = lambda k: [(events / r[k]) / (sg_events / r[4]) if sg_events and r[4] and r[k] else 0 for r in rounds]
+rf, rp, rt = ratio(0), ratio(2), ratio(6)
 print(med(0), med(1), med(2), med(3), med(4), med(5), statistics.median(rf), statistics.median(rp),
-      min(rf), max(rf))
+      min(rf), max(rf), med(6), med(7), statistics.median(rt), min(rt), max(rt))
 PY
 )
 printf '  %-34s %9s events %8.4f s %7.2f M events/s %7.1f MiB\n' "ptieval sweep3d.xml" "$events" "$w_file" \
   "$(echo "$events / $w_file / 1000000" | bc -l)" "$(echo "$m_file / 1024" | bc -l)"
 printf '  %-34s %9s events %8.4f s %7.2f M events/s %7.1f MiB\n' "sweep3d (C rank program)" "$events" "$w_prog" \
   "$(echo "$events / $w_prog / 1000000" | bc -l)" "$(echo "$m_prog / 1024" | bc -l)"
+if [ "$trained" = 1 ]; then
+  printf '  %-34s %9s events %8.4f s %7.2f M events/s %7.1f MiB\n' "ptieval sweep3d.xml, trained build" "$events" \
+    "$w_tr" "$(echo "$events / $w_tr / 1000000" | bc -l)" "$(echo "$m_tr / 1024" | bc -l)"
+fi
 if [ "$have_sg" = 1 ]; then
   printf '  %-34s %9s events %8.4f s %7.2f M events/s %7.1f MiB\n' "SimGrid 3.32 S4U peer" "$sg_events" "$w_sg" \
     "$(echo "$sg_events / $w_sg / 1000000" | bc -l)" "$(echo "$m_sg / 1024" | bc -l)"
   printf '  events/s, pti over SimGrid (median of %d rounds run in turn): workload file %.1fx (rounds %.1f-%.1f), C program %.1fx (target 15x)\n' \
     "$runs" "$r_file" "$lo_file" "$hi_file" "$r_prog"
+  if [ "$trained" = 1 ]; then
+    printf '  events/s, pti over SimGrid, trained build: workload file %.1fx (rounds %.1f-%.1f)\n' "$r_tr" "$lo_tr" "$hi_tr"
+  fi
 else
   echo "  SimGrid peer skipped: g++ or libsimgrid-dev (pkg-config simgrid) missing"
 fi
