@@ -33,8 +33,14 @@ n=0
 for system in configs/*.xml; do
   for workload in wsl/examples/*.xml; do
     # Exit 4 (an assertion of the workload failed on that system) and a
-    # refused combination train the paths they take just as well.
-    "$build/cli/ptieval" "$system" "$workload" >/dev/null 2>&1 || true
+    # refused combination (1) train the paths they take just as well; a
+    # signal is a crash and stops the build.
+    rc=0
+    "$build/cli/ptieval" "$system" "$workload" >/dev/null 2>&1 || rc=$?
+    if [ "$rc" -ge 128 ]; then
+      echo "build-trained.sh: ptieval $system $workload died (exit $rc)" >&2
+      exit 1
+    fi
     n=$((n + 1))
   done
 done
