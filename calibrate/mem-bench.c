@@ -362,12 +362,11 @@ timed_sample (int warm, double (*step) (void *), void *ctx)
 }
 
 typedef struct {
-  const uint64_t *p;
+  uint64_t *p;           /* the array read, or stored to (write) */
   const uint32_t *idx;
   size_t n, m, step;     /* step: words, strided's stride or runs' run */
   size_t streams;        /* runs only */
   long chunk;            /* passes per clock check */
-  uint64_t *w;           /* write only: the array stored to */
   int kind;              /* 0 unit, 1 strided, 2 random, 3 runs, 4 write */
 } BwCtx;
 
@@ -376,7 +375,7 @@ static double
 bw_step (void *ctx)
 {
   BwCtx *c = ctx;
-  uint64_t acc = c->kind == 4 ? bw_write (c->w, c->n, c->chunk)
+  uint64_t acc = c->kind == 4 ? bw_write (c->p, c->n, c->chunk)
                  : c->kind == 3 ? bw_runs (c->p, c->n, c->step, c->streams, c->chunk)
                  : c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
                  : c->kind == 1 ? bw_strided (c->p, c->n, c->step, c->chunk)
@@ -410,7 +409,7 @@ measure (const Pattern *pat, size_t bytes)
     p[i] = i;
   BwCtx bc = { .p = p, .n = n, .step = strided || runs ? pat->stride / 8 : 1,
                .streams = runs ? runs_streams (bytes, pat->stride) : 1,
-               .w = p, .kind = write ? 4 : runs ? 3 : random ? 2 : strided ? 1 : 0 };
+               .kind = write ? 4 : runs ? 3 : random ? 2 : strided ? 1 : 0 };
   uint32_t *idx = NULL;
   if (random) {
     /* At most 4 Mi random indices: enough to leave no pattern, and the

@@ -129,8 +129,10 @@ node_shares (NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, guint 
       continue;
     qsort (w, m, sizeof *w, cmp_double);
     double med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
-    *piece = (NodePiece) { piece->up_to, piece->latency, piece->bandwidth, piece->fit,
-                           piece->rendezvous, CLAMP (med, 0.05, 1.0), w[0], w[m - 1], m };
+    piece->share = CLAMP (med, 0.05, 1.0);
+    piece->share_lo = w[0];
+    piece->share_hi = w[m - 1];
+    piece->share_n = m;
   }
   if (isnan (above->share)) {   /* no size above the last piece: the largest piece's */
     for (guint k = n; k-- > 0 && isnan (above->share);)
