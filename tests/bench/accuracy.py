@@ -5,6 +5,9 @@ this needs and passes the paths).
 For each case: the real program runs --runs times (mpirun -np RANKS), its
 own printed time (the largest over the ranks of a region that is exactly
 the workload's) is kept; ptieval predicts the same case on --system.  The
+cases run in rounds, each case once a round (measure_in_rounds), so that
+the host's drift falls on all of them alike; the table ends with the
+host's speed round by round.  The
 table: program, size, working set per rank, ranks, measured median (s), how
 it was measured (wall time of undisturbed runs, or CPU time marked *, and
 how many of the runs were undisturbed), spread of the runs ((max - min) /
@@ -136,30 +139,83 @@ def cg_cases(quick):
     return cases
 
 
-def run_program(args, prog, ranks, params):
-    """The measured time of a case: the median wall time of --runs runs in
-    which no rank lost more than 5% of the CPU to another process (the
-    programs print their ranks' CPU time against the wall time, busy); up to
-    2 --runs tries.  Without one such run (a host busier than its CPUs), the
-    median of the largest rank CPU time, marked: it leaves out the time the
-    ranks were off the CPU, not what the other processes did to the caches,
-    nor, with 2 ranks, a rank's polling while the other one was away."""
+class Job:
+    """One thing the benchmark runs again and again: a Sweep3D or CG case,
+    an hpcc run at one size and rank count (the rows of its four tests), a
+    LAMMPS case.  once() runs it and returns (value, undisturbed); the
+    rounds of measure_in_rounds() collect the values."""
+
+    def __init__(self, name, once, seconds):
+        self.name, self.once, self.seconds = name, once, seconds
+        self.clean, self.dirty = [], []      # [(round, value)]
+
+    def tries(self):
+        return len(self.clean) + len(self.dirty)
+
+
+def measure_in_rounds(args, jobs):
+    """Run every job once a round, all of them in the same order, until each
+    has --runs undisturbed runs or 2 --runs tries.  This VM's speed drifts by
+    a fifth or more within minutes: measured case after case, a slow spell
+    would fall on a few cases only and read as their model's error; in
+    rounds it falls on every case alike, and shows as the round's speed
+    (host_drift()).  Returns the rounds' wall times."""
+    walls = []
+    for r in range(2 * args.runs):
+        todo = [j for j in jobs if len(j.clean) < args.runs and j.tries() < 2 * args.runs]
+        if not todo:
+            break
+        t0 = time.monotonic()
+        for j in todo:
+            value, ok = j.once()
+            (j.clean if ok else j.dirty).append((r, value))
+        walls.append(time.monotonic() - t0)
+        print('# round %d: %d runs in %.1f s' % (r + 1, len(todo), walls[-1]),
+              file=sys.stderr, flush=True)
+    return walls
+
+
+def host_drift(jobs, walls):
+    """The host's speed round by round: the median over the jobs measured
+    undisturbed in a round of their time in it over their median time (1:
+    the session's typical speed; 1.2: that round ran 20% slower)."""
+    by_round = {}
+    for j in jobs:
+        if len(j.clean) < 2:
+            continue
+        med = statistics.median(j.seconds(v) for _, v in j.clean)
+        for r, v in j.clean:
+            by_round.setdefault(r, []).append(j.seconds(v) / med)
+    return [(r + 1, statistics.median(by_round[r]), len(by_round[r]), walls[r])
+            for r in sorted(by_round)]
+
+
+def program_job(args, prog, ranks, params):
+    """A Sweep3D or CG case: the program prints its time (time_s), its
+    largest rank CPU time (cpu_s) and the smallest share of the wall time a
+    rank had the CPU (busy); a run is undisturbed when no rank lost more
+    than 5% of the CPU to another process."""
     argv = [os.path.join(args.work, prog + '-real')]
     argv += ['%s=%s' % (k, v) for k, v in params.items() if k != 'procs']
-    clean, cpu = [], []
-    for _ in range(2 * args.runs):
+
+    def once():
         out = mpirun(ranks, argv)
         fig = dict(re.findall(r'(\w+)=([0-9.eE+-]+)', out))
         if 'time_s' not in fig:
             raise RuntimeError('no time_s in: %s' % out)
-        cpu.append(float(fig['cpu_s']))
-        if float(fig['busy']) >= 0.95:
-            clean.append(float(fig['time_s']))
-            if len(clean) == args.runs:
-                break
-    if clean:
-        return clean, 'wall %d/%d' % (len(clean), len(cpu))
-    return cpu, 'cpu* 0/%d' % len(cpu)
+        return (float(fig['time_s']), float(fig['cpu_s'])), float(fig['busy']) >= 0.95
+    return Job('%s %s' % (prog, params), once, lambda v: v[0])
+
+
+def program_times(job):
+    """The measured times of a program job: the wall times of its
+    undisturbed runs; without one such run (a host busier than its CPUs),
+    the largest rank CPU times, marked: they leave out the time the ranks
+    were off the CPU, not what the other processes did to the caches, nor,
+    with 2 ranks, a rank's polling while the other one was away."""
+    if job.clean:
+        return [v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries())
+    return [v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries()
 
 
 # ---- HPC Challenge: one hpcc run gives every test's figures ---------------
@@ -225,22 +281,19 @@ def host_busy_s():
     return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf('SC_CLK_TCK')
 
 
-def hpcc_cases(args):
-    """Run hpcc --runs times at each size on 1 and 2 ranks; return rows of
-    (test, size, ws, ranks, measured times, how, (workload, defines))."""
-    rows = []
+def hpcc_jobs(args):
+    """An hpcc run at each size on 1 and 2 ranks: [(n, ranks, job)].  hpcc
+    prints wall times only, and mpirun's start-up and tear-down (a third of
+    a short run) leave the CPUs idle, so the ranks' own CPU time cannot say
+    whether a run was disturbed: a run counts as undisturbed when the host's
+    busy time (/proc/stat, steal included) less what mpirun and its ranks
+    used is below 5% of the wall time (no other process took a twentieth
+    of a CPU)."""
+    out = []
     nb = 80
     for n in ((1000,) if args.quick else (1000, 2000)):
         for ranks in (1, 2):
-            # hpcc prints wall times only, and mpirun's start-up and tear-down
-            # (a third of a short run) leave the CPUs idle, so the ranks' own
-            # CPU time cannot say whether a run was disturbed: a run counts as
-            # undisturbed when the host's busy time (/proc/stat, steal included)
-            # less what mpirun and its ranks used is below 5% of the wall time
-            # (no other process took a twentieth of a CPU); up to 2 --runs
-            # tries, else all, marked.
-            clean, dirty = [], []
-            for _ in range(2 * args.runs):
+            def once(n=n, ranks=ranks):
                 with tempfile.TemporaryDirectory() as tmp:
                     with open(os.path.join(tmp, 'hpccinf.txt'), 'w') as f:
                         f.write(HPCCINF.format(n=n, nb=nb, q=ranks))
@@ -253,42 +306,49 @@ def hpcc_cases(args):
                     others = (b1 - b0) - ours
                     with open(os.path.join(tmp, 'hpccoutf.txt'), encoding='utf-8',
                               errors='replace') as f:
-                        (clean if others < 0.05 * (t1 - t0) else dirty).append(
-                            hpcc_summary(f.read()))
-                if len(clean) == args.runs:
-                    break
-            figs = clean or dirty
-            how = 'wall %d/%d' % (len(clean), len(clean) + len(dirty)) if clean \
-                else 'wall* 0/%d' % len(dirty)
-            ex = os.path.join(args.root, 'wsl', 'examples')
-            s = figs[0]
-            # STREAM triad, one process alone (Single) and all at once (Star):
-            # the time of one triad over the vector, 3 doubles an element.
-            vs = int(s['STREAM_VectorSize'])
-            key = 'SingleSTREAM_Triad' if ranks == 1 else 'StarSTREAM_Triad'
-            meas = [24.0 * vs / (f[key] * 1e9) for f in figs]
-            pred = (os.path.join(ex, 'hpcc-stream.xml'),
-                           {'n': vs, 'procs': ranks, 'ntimes': 1, 'kernels': 1})
-            rows.append(('hpcc-stream', 'triad, %d' % vs, 3 * 8 * vs, ranks, meas, how, pred))
-            # DGEMM: one n x n product, 2 n^3 flops (Single / Star)
-            dn = int(s['DGEMM_N'])
-            key = 'SingleDGEMM_Gflops' if ranks == 1 else 'StarDGEMM_Gflops'
-            meas = [2.0 * dn ** 3 / (f[key] * 1e9) for f in figs]
-            pred = (os.path.join(ex, 'hpcc-dgemm.xml'),
-                           {'n': dn, 'procs': ranks})
-            rows.append(('hpcc-dgemm', 'n %d' % dn, 3 * 8 * dn * dn, ranks, meas, how, pred))
-            # PTRANS: A = A^T + B over the P x Q grid
-            pn = int(s['PTRANS_n'])
-            meas = [f['PTRANS_time'] for f in figs]
-            pred = (os.path.join(ex, 'hpcc-ptrans.xml'),
-                           {'n': pn, 'nb': int(s['PTRANS_nb']), 'procs': ranks})
-            rows.append(('hpcc-ptrans', 'n %d' % pn, 2 * 8 * pn * pn // ranks, ranks, meas, how, pred))
-            # HPL: LU of n x n with partial pivoting, 1 x Q grid
-            hn = int(s['HPL_N'])
-            meas = [f['HPL_time'] for f in figs]
-            pred = (os.path.join(ex, 'hpcc-hpl.xml'),
-                           {'n': hn, 'nb': int(s['HPL_NB']), 'procs': ranks})
-            rows.append(('hpcc-hpl', 'n %d' % hn, 8 * hn * hn // ranks, ranks, meas, how, pred))
+                        return hpcc_summary(f.read()), others < 0.05 * (t1 - t0)
+            out.append((n, ranks, Job('hpcc n=%d np%d' % (n, ranks), once,
+                                      lambda f: f['HPL_time'])))
+    return out
+
+
+def hpcc_rows(args, ranks, job):
+    """The rows of one hpcc job's tests: (test, size, ws, ranks, measured
+    times, how, (workload, defines)); its undisturbed runs, else all of
+    them, marked."""
+    rows = []
+    figs = [v for _, v in (job.clean or job.dirty)]
+    how = 'wall %d/%d' % (len(job.clean), job.tries()) if job.clean \
+        else 'wall* 0/%d' % job.tries()
+    ex = os.path.join(args.root, 'wsl', 'examples')
+    s = figs[0]
+    # STREAM triad, one process alone (Single) and all at once (Star):
+    # the time of one triad over the vector, 3 doubles an element.
+    vs = int(s['STREAM_VectorSize'])
+    key = 'SingleSTREAM_Triad' if ranks == 1 else 'StarSTREAM_Triad'
+    meas = [24.0 * vs / (f[key] * 1e9) for f in figs]
+    pred = (os.path.join(ex, 'hpcc-stream.xml'),
+            {'n': vs, 'procs': ranks, 'ntimes': 1, 'kernels': 1})
+    rows.append(('hpcc-stream', 'triad, %d' % vs, 3 * 8 * vs, ranks, meas, how, pred))
+    # DGEMM: one n x n product, 2 n^3 flops (Single / Star)
+    dn = int(s['DGEMM_N'])
+    key = 'SingleDGEMM_Gflops' if ranks == 1 else 'StarDGEMM_Gflops'
+    meas = [2.0 * dn ** 3 / (f[key] * 1e9) for f in figs]
+    pred = (os.path.join(ex, 'hpcc-dgemm.xml'),
+            {'n': dn, 'procs': ranks})
+    rows.append(('hpcc-dgemm', 'n %d' % dn, 3 * 8 * dn * dn, ranks, meas, how, pred))
+    # PTRANS: A = A^T + B over the P x Q grid
+    pn = int(s['PTRANS_n'])
+    meas = [f['PTRANS_time'] for f in figs]
+    pred = (os.path.join(ex, 'hpcc-ptrans.xml'),
+            {'n': pn, 'nb': int(s['PTRANS_nb']), 'procs': ranks})
+    rows.append(('hpcc-ptrans', 'n %d' % pn, 2 * 8 * pn * pn // ranks, ranks, meas, how, pred))
+    # HPL: LU of n x n with partial pivoting, 1 x Q grid
+    hn = int(s['HPL_N'])
+    meas = [f['HPL_time'] for f in figs]
+    pred = (os.path.join(ex, 'hpcc-hpl.xml'),
+            {'n': hn, 'nb': int(s['HPL_NB']), 'procs': ranks})
+    rows.append(('hpcc-hpl', 'n %d' % hn, 8 * hn * hn // ranks, ranks, meas, how, pred))
     return rows
 
 
@@ -340,54 +400,62 @@ def lammps_span(args, ranks, cwd, infile):
     return span, cpu, busy >= 0.95
 
 
-def lammps_cases(args, capdir):
-    """Measure (--runs undisturbed uncaptured runs, up to 2 --runs tries,
-    else the CPU times marked *) and capture (CAPTURES captures, the one
-    with the median replay on --system kept) each case."""
+def lammps_ready(args):
+    """Whether LAMMPS can be measured and captured here (else why, printed)."""
     if not (os.path.isdir(LAMMPS_EXAMPLES) and subprocess.run(
             ['sh', '-c', 'command -v lmp'], capture_output=True).returncode == 0):
         print('# lammps: skipped (apt-get install lammps lammps-examples)', file=sys.stderr)
-        return []
+        return False
     if not os.path.exists(os.path.join(args.build, 'capture', 'libpticapture.so')):
         print('# lammps: skipped (pti was built without MPI: no pticapture library)',
               file=sys.stderr)
-        return []
+        return False
+    return True
+
+
+def lammps_jobs(args):
+    """Each LAMMPS case on 1 and 2 ranks, uncaptured: [(name, size, infile,
+    ranks, job)]; a run's value is (span, CPU time), undisturbed when every
+    rank had the CPU for 95% of its span."""
     d, inputs = lammps_inputs(args.work)
-    rows = []
+    out = []
     for name, size, infile in (inputs[:2] if args.quick else inputs):
         for ranks in (1, 2):
-            clean, cpu = [], []
-            for _ in range(2 * args.runs):
-                span, c, ok = lammps_span(args, ranks, d, infile)
-                cpu.append(c)
-                if ok:
-                    clean.append(span)
-                    if len(clean) == args.runs:
-                        break
-            times, how = (clean, 'wall %d/%d' % (len(clean), len(cpu))) if clean \
-                else (cpu, 'cpu* 0/%d' % len(cpu))
-            case = 'lammps-%s-np%d' % (name, ranks)
-            caps = []
-            for k in range(CAPTURES):
-                trace = os.path.join(capdir, '%s.%d' % (case, k))
-                subprocess.run(['rm', '-rf', trace], check=True)
-                r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q', '-o',
-                                    trace, '--', 'mpirun', '-np', str(ranks), 'lmp', '-in',
-                                    infile, '-log', 'none', '-screen', 'none'],
-                                   capture_output=True, text=True, cwd=d, env=LAMMPS_ENV)
-                if r.returncode != 0:
-                    raise RuntimeError('pticapture of %s failed:\n%s' % (case, r.stderr[-2000:]))
-                caps.append((ptieval(args, args.system, trace, {}), trace))
-            caps.sort()
-            keep = os.path.join(capdir, case)
-            subprocess.run(['rm', '-rf', keep], check=True)
-            os.rename(caps[len(caps) // 2][1], keep)
-            for _, trace in caps:
-                subprocess.run(['rm', '-rf', trace], check=True)
-            rows.append(('lammps-' + name.split('-')[0], size, 0, ranks, times, how,
-                         (keep, {})))
-            print_measured(rows[-1])
-    return rows
+            def once(ranks=ranks, infile=infile):
+                span, cpu, ok = lammps_span(args, ranks, d, infile)
+                return (span, cpu), ok
+            out.append((name, size, infile, ranks,
+                        Job('lammps %s np%d' % (name, ranks), once, lambda v: v[0])))
+    return d, out
+
+
+def lammps_row(args, capdir, d, name, size, infile, ranks, job):
+    """A LAMMPS case's row: its measured spans (the CPU times, marked, when
+    no run was undisturbed) and the capture, of CAPTURES taken, whose replay
+    on --system is the median."""
+    if job.clean:
+        times, how = [v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries())
+    else:
+        times, how = [v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries()
+    case = 'lammps-%s-np%d' % (name, ranks)
+    caps = []
+    for k in range(CAPTURES):
+        trace = os.path.join(capdir, '%s.%d' % (case, k))
+        subprocess.run(['rm', '-rf', trace], check=True)
+        r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q', '-o',
+                            trace, '--', 'mpirun', '-np', str(ranks), 'lmp', '-in',
+                            infile, '-log', 'none', '-screen', 'none'],
+                           capture_output=True, text=True, cwd=d, env=LAMMPS_ENV)
+        if r.returncode != 0:
+            raise RuntimeError('pticapture of %s failed:\n%s' % (case, r.stderr[-2000:]))
+        caps.append((ptieval(args, args.system, trace, {}), trace))
+    caps.sort()
+    keep = os.path.join(capdir, case)
+    subprocess.run(['rm', '-rf', keep], check=True)
+    os.rename(caps[len(caps) // 2][1], keep)
+    for _, trace in caps:
+        subprocess.run(['rm', '-rf', trace], check=True)
+    return ('lammps-' + name.split('-')[0], size, 0, ranks, times, how, (keep, {}))
 
 
 def workload_path(args, path, base):
@@ -456,18 +524,27 @@ def main():
         cases += sweep3d_cases(args.quick)
     if 'cg' in todo:
         cases += cg_cases(args.quick)
-    for prog, size, ws, ranks, params in cases:
-        times, how = run_program(args, prog, ranks, params)
+    programs = [(c, program_job(args, c[0], c[3], c[4])) for c in cases]
+    hpccs = hpcc_jobs(args) if 'hpcc' in todo else []
+    lammps_dir, lammps = (lammps_jobs(args) if 'lammps' in todo and lammps_ready(args)
+                          else (None, []))
+    jobs = [j for _, j in programs] + [j for _, _, j in hpccs] + [c[-1] for c in lammps]
+    walls = measure_in_rounds(args, jobs)
+    for (prog, size, ws, ranks, params), job in programs:
+        times, how = program_times(job)
         new_rows.append((prog, size, ws, ranks, times, how,
                          (os.path.join(ex, prog + '.xml'), params)))
         print_measured(new_rows[-1])
-    if 'hpcc' in todo:
-        for row in hpcc_cases(args):
+    for n, ranks, job in hpccs:
+        for row in hpcc_rows(args, ranks, job):
             new_rows.append(row)
             print_measured(row)
-    if 'lammps' in todo:
+    if lammps:
         os.makedirs(capdir, exist_ok=True)
-        new_rows += lammps_cases(args, capdir)
+    for name, size, infile, ranks, job in lammps:
+        new_rows.append(lammps_row(args, capdir, lammps_dir, name, size, infile, ranks, job))
+        print_measured(new_rows[-1])
+    drift = host_drift(jobs, walls)
     if args.measurements and new_rows:
         with open(args.measurements, 'w') as f:
             json.dump([r[:6] + ((stored_path(args, r[6][0], base), r[6][1]),)
@@ -524,6 +601,11 @@ def main():
                   % (prog, 100 * statistics.median(a), 100 * max(a), len(a)))
         print('%-12s median |error| %5.1f%%, largest %5.1f%% (%d cases)'
               % ('all', 100 * statistics.median(allerr), 100 * max(allerr), len(allerr)))
+    if drift:
+        print()
+        print('Host speed while measuring, round by round (the median over the jobs of a '
+              'round\'s time over the job\'s median time; 1.10: 10% slower):')
+        print('  ' + ', '.join('round %d %.3f (%d jobs, %.0f s)' % d for d in drift))
 
 
 def print_measured(row):

@@ -5,7 +5,9 @@
 #                           [--models LIST] [--measurements FILE] [BUILD_DIR]
 #
 # Runs real programs on this host, 1 and 2 ranks, at sizes from in-cache to
-# well past the last cache, each --runs times (default 5; 3 with --quick),
+# well past the last cache, each --runs times (default 5; 3 with --quick) in
+# rounds (every case once a round: the host's drift falls on all alike; the
+# table ends with the host's speed round by round),
 # and predicts each with ptieval on a calibrated system of this host:
 #
 #   sweep3d  tests/accuracy/programs/sweep3d-real.c   wsl/examples/sweep3d.xml

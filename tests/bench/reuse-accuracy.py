@@ -37,8 +37,8 @@ misses too once p outgrows L1, and is priced as a stream as well.
 The histogram is measured on 1 rank (valgrind lackey runs one process); the
 rows with 2 ranks have no histogram column.  The measured times are
 accuracy.sh's (--measurements FILE, its JSON), or measured here
-(accuracy.py's run_program: the median wall time of --runs undisturbed
-runs).
+(accuracy.py's rounds: the median wall time of --runs undisturbed runs,
+the cases interleaved).
 """
 import argparse
 import json
@@ -129,8 +129,11 @@ def measured_rows(args):
         print('# measured times from %s' % args.measurements, file=sys.stderr)
     else:
         rows = []
-        for prog, size, ws, ranks, params in accuracy.cg_cases(False):
-            times, how = accuracy.run_program(args, prog, ranks, params)
+        cases = [(c, accuracy.program_job(args, c[0], c[3], c[4]))
+                 for c in accuracy.cg_cases(False)]
+        accuracy.measure_in_rounds(args, [j for _, j in cases])
+        for (prog, size, ws, ranks, params), job in cases:
+            times, how = accuracy.program_times(job)
             rows.append((prog, size, ws, ranks, times, how, (None, params)))
             print('# measured cg %s, %d ranks: %s, %s' % (size, ranks, times, how), file=sys.stderr)
     return [(int(r[6][1]['class']), r[3], statistics.median(r[4]), r[6][1]) for r in rows]
