@@ -19,6 +19,7 @@
  * start: offsets are what the reader keeps). */
 #include "replay.h"
 #include "coll-private.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <math.h>
@@ -142,20 +143,11 @@ read_at (DimReader *D, gint64 offset, GError **error)
     D->pos = offset;
   }
   g_string_truncate (D->line, 0);
-  char chunk[4096];
-  while (fgets (chunk, sizeof chunk, D->fp) != NULL) {
-    gsize len = strlen (chunk);
-    g_string_append_len (D->line, chunk, len);
-    if (len > 0 && chunk[len - 1] == '\n')
-      break;
-    if (D->line->len > LINE_LIMIT) {
-      dim_error (D, offset, error, "a line longer than %u bytes", LINE_LIMIT);
-      return -1;
-    }
-  }
-  if (ferror (D->fp)) {
-    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "%s: cannot read: %s", D->path,
-                 g_strerror (errno));
+  if (pti_line_read (D->fp, D->line, LINE_LIMIT, error) < 0) {
+    if ((*error)->code == PTI_ERROR_IO)
+      g_prefix_error (error, "%s: ", D->path);
+    else
+      g_prefix_error (error, "%s:%" G_GUINT64_FORMAT ": ", D->path, line_of (D, offset));
     return -1;
   }
   gssize n = (gssize) D->line->len;

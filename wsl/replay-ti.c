@@ -19,6 +19,7 @@
  * ptieval prints; the others are errors. */
 #include "replay.h"
 #include "coll-private.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <math.h>
@@ -125,38 +126,19 @@ ti_error (TiReader *R, GError **error, const char *format, ...)
 
 /* ---- reading lines ------------------------------------------------------------------ */
 
-/* Appends one line of @fp (with its newline, if any) to @out: the bytes
- * read, 0 at the end of the file, -1 if it is longer than LINE_LIMIT or
- * cannot be read (errno then says why, 0 for too long). */
+/* One line of @fp appended to @out (pti_line_read): its bytes, 0 at the
+ * end; -1 with @error naming @path and @line. */
 static gssize
-read_line (FILE *fp, GString *out)
+read_line (FILE *fp, GString *out, const char *path, guint64 line, GError **error)
 {
-  gsize start = out->len;
-  char chunk[4096];
-  while (fgets (chunk, sizeof chunk, fp) != NULL) {
-    gsize len = strlen (chunk);
-    g_string_append_len (out, chunk, len);
-    if (len > 0 && chunk[len - 1] == '\n')
-      break;
-    if (out->len - start > LINE_LIMIT) {
-      errno = 0;
-      return -1;
-    }
+  gssize n = pti_line_read (fp, out, LINE_LIMIT, error);
+  if (n < 0) {
+    if ((*error)->code == PTI_ERROR_IO)
+      g_prefix_error (error, "%s: ", path);
+    else
+      g_prefix_error (error, "%s:%" G_GUINT64_FORMAT ": ", path, line);
   }
-  if (ferror (fp))
-    return -1;
-  return (gssize) (out->len - start);
-}
-
-static gboolean
-read_failed (const char *path, guint64 line, GError **error)
-{
-  if (errno == 0)
-    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s:%" G_GUINT64_FORMAT ": a line longer "
-                 "than %u bytes", path, line, LINE_LIMIT);
-  else
-    g_set_error (error, PTI_ERROR, PTI_ERROR_IO, "%s: cannot read: %s", path, g_strerror (errno));
-  return FALSE;
+  return n;
 }
 
 /* Splits @R->line in place into tokens (runs of spaces and tabs). */
@@ -290,9 +272,9 @@ next_shared (TiReader *R, guint r, gboolean *eof, GError **error)
           }
         }
         g_string_truncate (R->line, 0);
-        gssize n = read_line (R->scan, R->line);
+        gssize n = read_line (R->scan, R->line, R->shared, t->line, error);
         if (n < 0)
-          return read_failed (R->shared, t->line, error);
+          return FALSE;
         if (n == 0)
           break;
         guint64 no = t->line++;
@@ -310,9 +292,9 @@ next_shared (TiReader *R, guint r, gboolean *eof, GError **error)
       return TRUE;
     }
     g_string_truncate (R->line, 0);
-    gssize n = read_line (R->main, R->line);
+    gssize n = read_line (R->main, R->line, R->shared, R->main_line, error);
     if (n < 0)
-      return read_failed (R->shared, R->main_line, error);
+      return FALSE;
     if (n == 0) {
       R->main_eof = TRUE;
       continue;
@@ -369,9 +351,9 @@ next_line (TiReader *R, guint r, gboolean *eof, GError **error)
         return FALSE;
       R->file = t->path;
       g_string_truncate (R->line, 0);
-      gssize n = read_line (fp, R->line);
+      gssize n = read_line (fp, R->line, t->path, t->line, error);
       if (n < 0)
-        return read_failed (t->path, t->line, error);
+        return FALSE;
       if (n == 0) {
         *eof = TRUE;
         return TRUE;
@@ -1242,10 +1224,9 @@ read_index (const char *path, GPtrArray *files, GError **error)
   gboolean ok = TRUE;
   for (;;) {
     g_string_truncate (line, 0);
-    gssize n = read_line (fp, line);
-    no++;
+    gssize n = read_line (fp, line, path, ++no, error);
     if (n < 0) {
-      ok = read_failed (path, no, error);
+      ok = FALSE;
       break;
     }
     if (n == 0)
@@ -1321,9 +1302,11 @@ survey_line (GHashTable *wild, char *line)
 }
 
 /* One pass over @path, nothing kept but counts: the highest rank of its
- * lines (*max, a shared file) and the messages to each (rank, tag). */
+ * lines (*max) and their number (*n_actions), for a shared file, and the
+ * messages to each (rank, tag). */
 static gboolean
-survey (const char *path, guint rank, GHashTable *wild, gint64 *max, GError **error)
+survey (const char *path, guint rank, GHashTable *wild, gint64 *max, guint64 *n_actions,
+        GError **error)
 {
   FILE *fp = fopen (path, "r");
   if (fp == NULL) {
@@ -1339,10 +1322,9 @@ survey (const char *path, guint rank, GHashTable *wild, gint64 *max, GError **er
   gboolean ok = TRUE;
   for (;;) {
     g_string_truncate (line, 0);
-    gssize len = read_line (fp, line);
-    no++;
+    gssize len = read_line (fp, line, path, ++no, error);
     if (len < 0) {
-      ok = read_failed (path, no, error);
+      ok = FALSE;
       break;
     }
     if (len == 0)
@@ -1358,8 +1340,10 @@ survey (const char *path, guint rank, GHashTable *wild, gint64 *max, GError **er
       ok = FALSE;
       break;
     }
-    if (max != NULL)
+    if (max != NULL) {
       *max = MAX (*max, r);
+      (*n_actions)++;
+    }
     survey_line (wild, line->str);
   }
   fclose (fp);
@@ -1388,10 +1372,21 @@ pti_replay_ti (PtiContext *ctx, const char *path, gboolean index, PtiReplayNotes
   if (shared) {
     R->shared = g_strdup (g_ptr_array_index (files, 0));
     gint64 max = -1;
-    if (!survey (R->shared, 0, R->wild, &max, error))
+    guint64 n_actions = 0;
+    if (!survey (R->shared, 0, R->wild, &max, &n_actions, error))
       return FALSE;
     if (max < 0) {
       g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: no action in the file", R->shared);
+      return FALSE;
+    }
+    /* Every rank has its actions in the file (init and finalize at least,
+     * as SMPI writes them): a rank number beyond the count of its lines is
+     * a mistake, and would size the ranks' tables for nothing. */
+    if ((guint64) max >= n_actions) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID, "%s: a line names rank %" G_GINT64_FORMAT
+                   ", but the file holds %" G_GUINT64_FORMAT " action%s: ranks 0 to %"
+                   G_GINT64_FORMAT " cannot all have theirs", R->shared, max, n_actions,
+                   n_actions == 1 ? "" : "s", max);
       return FALSE;
     }
     R->n = (guint) (max + 1);
@@ -1406,7 +1401,7 @@ pti_replay_ti (PtiContext *ctx, const char *path, gboolean index, PtiReplayNotes
   } else {
     R->n = files->len;
     for (guint r = 0; r < files->len; r++)
-      if (!survey (g_ptr_array_index (files, r), r, R->wild, NULL, error))
+      if (!survey (g_ptr_array_index (files, r), r, R->wild, NULL, NULL, error))
         return FALSE;
   }
   /* what -333 receives are: messages left over by the named receives */

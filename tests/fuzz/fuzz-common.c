@@ -2,11 +2,13 @@
 #include "fuzz.h"
 
 #include <glib/gstdio.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char *input_path;
+static char *input_dir, *input_path;
 static int input_fd = -1;
 
 static void
@@ -14,6 +16,8 @@ remove_input (void)
 {
   if (input_path != NULL)
     g_unlink (input_path);
+  if (input_dir != NULL)
+    g_rmdir (input_dir);
 }
 
 void
@@ -42,10 +46,17 @@ fuzz_source_file (const char *relative)
 const char *
 fuzz_write_file (const uint8_t *data, size_t size)
 {
+  /* The input is alone in a directory of its own: a file it names by a
+   * relative path (a SimGrid trace's index names its action files so) is
+   * never another run's file, and a crash replays alike. */
   if (input_fd < 0) {
     g_autoptr (GError) error = NULL;
-    input_fd = g_file_open_tmp ("pti-fuzz-XXXXXX.in", &input_path, &error);
+    input_dir = g_dir_make_tmp ("pti-fuzz-XXXXXX", &error);
     g_assert_no_error (error);
+    input_path = g_build_filename (input_dir, "input", NULL);
+    input_fd = g_open (input_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (input_fd < 0)
+      g_error ("%s: cannot create: %s", input_path, g_strerror (errno));
     atexit (remove_input);
   }
   if (ftruncate (input_fd, 0) != 0)

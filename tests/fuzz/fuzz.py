@@ -6,7 +6,8 @@
     fuzz.py smoke BINARY TARGET SOURCE_ROOT RUNS
         a short run: the seeds, then mutations, RUNS executions in all
 
-Targets: hmc, workload, rud, expr, changes, trace, capture (pticapture's
+Targets: hmc, workload, replay (SimGrid TI and Dimemas traces, seeded from
+tests/fuzz/seeds/replay only), rud, expr, changes, trace, capture (pticapture's
 rank files, seeded from tests/fuzz/seeds/capture only), reuse (ptireuse's
 address streams; a seed's first byte picks the format, see fuzz-reuse.c).  The seeds are taken
 from the tree as it is (configs, examples, the tests' data files), so they
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ("hmc", "workload", "rud", "expr", "changes", "trace", "capture", "reuse")
+TARGETS = ("hmc", "workload", "replay", "rud", "expr", "changes", "trace", "capture", "reuse")
 
 # Where each target's inputs are in the tree (globs under SOURCE_ROOT).
 FILES = {

@@ -29,7 +29,7 @@ src=$(cd "$here/../.." && pwd)
 [ $# -ge 1 ] || { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 seconds=$1
 shift
-targets=${*:-hmc workload rud expr changes trace}
+targets=${*:-hmc workload replay rud expr changes trace}
 build=${PTI_FUZZ_BUILD:-$src/build-fuzz}
 
 if [ ! -f "$build/build.ninja" ]; then

@@ -478,6 +478,13 @@ test_ti_errors (void)
     { "0 alltoallv 4 1 2 3\n1 init\n",
       "alltoallv: 4 arguments where at least 6 are needed" },
     { "0 init\n", NULL },    /* one rank: fine (0 events) */
+    { "0 init\n1 init\n0 finalize\n\xd0 finalize\n",
+      "e.txt:4: this line: not UTF-8 text (byte 0xD0 at column 1)" },
+    /* a rank beyond what the lines can hold: refused before the ranks'
+     * tables are made (a fuzzer's 184,467,440 ranks asked for 20 GB) */
+    { "0 init\n184467440 init\n1 init\n",
+      "e.txt: a line names rank 184467440, but the file holds 3 actions: ranks 0 to 184467440 "
+      "cannot all have theirs" },
     { "# nothing\n", "no action in the file" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -496,6 +503,16 @@ test_ti_errors (void)
     }
     replay_fails (path, cases[i].expect, NULL);
   }
+  /* A NUL byte in a line is not text: it would have cut the line short
+   * (the bytes after it lost, the next line joined to it).  In the first
+   * 4 KiB it makes the file binary, nothing pti reads: after them here. */
+  g_autoptr (GString) nul_text = g_string_new ("0 init\n1 init\n");
+  for (guint i = 0; i < 400; i++)
+    g_string_append (nul_text, "0 compute 1\n");
+  g_string_append_len (nul_text, "0 compute 1\0002\n1 finalize\n0 finalize\n", 36);
+  g_autofree char *nul = g_build_filename (tmpdir, "nul.txt", NULL);
+  g_assert_true (g_file_set_contents (nul, nul_text->str, (gssize) nul_text->len, NULL));
+  replay_fails (nul, "nul.txt:403: this line: a NUL byte at column 12: not text", NULL);
   /* An index naming a file that is not there, and one naming none. */
   g_autofree char *missing = write_file ("missing.idx", "ti/r0.txt\nti/none.txt\n");
   g_autofree char *r0 = write_file ("ti/r0.txt", ti_rank0);
@@ -669,6 +686,8 @@ test_dim_errors (void)
     { "#DIMEMAS:\"x\":0:2(1,1),1\nd:1:1:2:0:1\n1:0:0:0.1\ngarbage\n1:1:0:0.1\n",
       "e.dim:4: 'garbage' is not a record" },
     { "#DIMEMAS:\"x\":0:2(1,1),1\nd:1:1:3:0:1:2\n", "e.dim:2: communicator 1: 3 tasks announced" },
+    { "#DIMEMAS:\"x\":0:2(1,1),0\n1:0:0:0.1\n\xd0:0:0:0.1\n",
+      "e.dim:3: this line: not UTF-8 text (byte 0xD0 at column 1)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autofree char *path = write_file ("e.dim", cases[i].text);
