@@ -634,6 +634,17 @@ journal_load (Sweep *sw, char ***rows, goffset *keep, GError **error)
                  sw->output);
     return FALSE;
   }
+  /* Its lines are quoted in the messages below: text first. */
+  const char *bad = NULL;
+  if (!g_utf8_validate_len (text, len, &bad)) {
+    guint line = 1;
+    for (const char *c = text; c < bad; c++)
+      line += *c == '\n';
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "%s:%u: not a ptisweep table (not UTF-8 text: byte 0x%02X); give another -o or "
+                 "remove it", sw->output, line, (guchar) *bad);
+    return FALSE;
+  }
   /* The points by key, to file the rows under. */
   g_autoptr (GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   {

@@ -170,6 +170,8 @@ run "--plot-format" 2 "--plot-format gif: expected png or svg" -D p=2,4 --plot p
 run "--plot-output without --plot" 2 "need --plot PARAM" --plot-output x -o e.csv sys-a.xml scaling.xml
 printf 'not a table\0' > bin.csv
 run "binary table" 3 "bin.csv: not a ptisweep table" -o bin.csv sys-a.xml scaling.xml
+printf 'a,b\nx,\377y\n' > latin.csv
+run "table not UTF-8" 3 "latin.csv:2: not a ptisweep table (not UTF-8 text: byte 0xFF)" -o latin.csv sys-a.xml scaling.xml
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
