@@ -57,10 +57,14 @@ loop header h = LFOR + CMLL + INLL = 112):
   (run 8 nb = 640, longer than the 512 measured: its curve) over
   16 * 1600 = 25600 bytes, past the last point: 1e-8 - 1e-9 = 9e-9 s/B,
   1600 * 16 * 9 = 230400 ns: 646400 ns.
-  2 processes, cpu-clc: e = n^2 / 4 = 400 elements stay (260 ns each:
-  104000), 400 packed (h + TFDL + 2 ARF1 = 118: 47200), one MPI_Sendrecv
-  (of 8 (ceil(ceil(40 / 80) / 2) 80)^2 = 51200 bytes, free here), 400
-  added in (h + MFDL + AFDL + TFDL + 2 ARF1 = 502: 200800): 352000 ns.
+  2 processes, n = 200, nb = 80, cpu-clc: process 0 owns blocks 0 and 2
+  (120 columns), process 1 block 1 (80).  Process 0: 120^2 = 14400
+  elements stay (260 ns each: 3744000), 80 x 120 = 9600 packed (h + TFDL
+  + 2 ARF1 = 118: 1132800), one MPI_Sendrecv (of 8 (ceil(3 / 2) 80)^2 =
+  204800 bytes, free here) at 4876800, 9600 added in (h + MFDL + AFDL +
+  TFDL + 2 ARF1 = 502: 4819200): 9696000 ns; process 1 (6400 stay:
+  1664000, then the same pack) waits for it in the exchange and ends
+  with it.
 """
 import json
 import os
@@ -111,8 +115,8 @@ check('PTRANS n=40, 1 process, cpu-clc: the transpose\'s operations', 'hpcc-ptra
       ['n=40', 'nb=80'], 416000)
 check('PTRANS n=40, 1 process, cpu-mem: plus 16 bytes an element at the runs excess',
       'hpcc-ptrans.xml', ['n=40', 'nb=80'], 646400, model='cpu-mem')
-check('PTRANS n=40, 2 processes, cpu-clc: local part, pack, one exchange, add in',
-      'hpcc-ptrans.xml', ['n=40', 'nb=80', 'procs=2'], 352000)
+check('PTRANS n=200 nb=80, 2 processes, cpu-clc: local part, pack, one exchange, add in',
+      'hpcc-ptrans.xml', ['n=200', 'nb=80', 'procs=2'], 9696000)
 
 print('1..%d' % len(results))
 failed = 0
