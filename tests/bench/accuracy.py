@@ -330,14 +330,19 @@ def hpcc_rows(args, ranks, job):
     pred = (os.path.join(ex, 'hpcc-stream.xml'),
             {'n': vs, 'procs': ranks, 'ntimes': 1, 'kernels': 1})
     rows.append(('hpcc-stream', 'triad, %d' % vs, 3 * 8 * vs, ranks, meas, how, pred))
-    # DGEMM: one n x n product, 2 n^3 flops (Single / Star)
+    # DGEMM: one n x n product, 2 n^3 flops (Single / Star).  Star is
+    # the mean of the ranks' rates, each for one cold product timed on
+    # its own (hpcc's DGEMM/onecpu.c, tstdgemm.c): 2 n^3 over it is the
+    # harmonic mean of the ranks' times, what the model predicts for each
     dn = int(s['DGEMM_N'])
     key = 'SingleDGEMM_Gflops' if ranks == 1 else 'StarDGEMM_Gflops'
     meas = [2.0 * dn ** 3 / (f[key] * 1e9) for f in figs]
     pred = (os.path.join(ex, 'hpcc-dgemm.xml'),
             {'n': dn, 'procs': ranks})
     rows.append(('hpcc-dgemm', 'n %d' % dn, 3 * 8 * dn * dn, ranks, meas, how, pred))
-    # PTRANS: A = A^T + B over the P x Q grid
+    # PTRANS: A = A^T + B over the P x Q grid.  hpcc runs 5 transposes
+    # and reports the last one's time (the slowest rank's; PTRANS_GBs
+    # is the slowest of the 5, the first, which pays for new buffers)
     pn = int(s['PTRANS_n'])
     meas = [f['PTRANS_time'] for f in figs]
     pred = (os.path.join(ex, 'hpcc-ptrans.xml'),

@@ -10,17 +10,34 @@ loop header h = LFOR + CMLL + INLL = 112):
   DGEMM, n = 10: 2 n^3 + 2 n^2 = 2200 flops = 2200 ns, on each of 1 and 2
   processes (each its own product).
 
-  HPL, n = 200, nb = 80, 1 process: panels k = 0, 1, 2 with m = 200, 120,
-  40 rows left, w = 80, 80, 40 columns and cols = 120, 40, 0 trailing
-  columns:
-    panel   m w^2 - w^3/3 - w^2/2 + 5w/6:  1106200 + 594200 + 41900
-    update  cols (nb^2 + 2 nb (m - nb)):    120 (6400 + 19200) + 40 (6400 + 6400) + 0
-                                            = 3072000 + 512000
-    solve   n^2:                            40000
-    = 1742300 + 3584000 + 40000 = 5366300 flops, and the row swaps as
-    cpu-clc assignments,
-    cols (h + nb (h + TFDL + 2 ARF2)) = 120 (112 + 80 * 132) + 40 (112 + 80 * 132)
-    = 1280640 + 426880 = 1707520 ns: 7073820 ns.
+  HPL, n = 200, nb = 80, on [A | b] (201 columns: blocks of 80, 80 and
+  41), look-ahead depth 1.  A panel of w columns and m rows: m w^2 - w^3/3
+  - w^2/2 + 5w/6 flops, 1106200, 594200, 41900 for (m, w) = (200, 80),
+  (120, 80), (40, 40); an update of c columns with the panel of step k - 1
+  (mp rows, wp columns): c (wp^2 + 2 wp (mp - wp)) flops, c 25600 with
+  panel 0, c 12800 with panel 1, c 1600 with panel 2; its row swaps
+  (cpu-clc) c (h + wp (h + TFDL + 2 ARF2)) = c 10672 ns (wp = 80), c 5392
+  (wp = 40).
+  1 process: panels 1742300; updates: step 1 the look-ahead block 80 and
+  the rest 41 with panel 0, step 2 the block 40 and the right-hand side
+  with panel 1, at the end the right-hand side with panel 2:
+    121 * 25600 + 41 * 12800 + 1600 = 3624000; solve n^2 = 40000;
+    swaps 121 * 10672 + 41 * 10672 + 5392 = 1734256:
+    5406300 + 1734256 = 7140556 ns.
+  2 processes (messages free on data/hpcc-system.xml): process 0 owns
+  blocks 0 and 2 (121 columns), process 1 block 1 (80).
+    step 0   process 0 factors panel 0: both at 1106200.
+    step 1   process 1 (owner): swaps 853760, look-ahead 2048000, panel
+             594200, sends at 4602160; it has no columns left.  Process 0
+             updates its 41 columns with panel 0 (437552 + 1049600: fewer
+             than the ceil((2048000 + 594200) / 2048000) = 2 chunks before
+             its probe finds the panel), then waits: both at 4602160.
+    step 2   process 0 (owner): swaps 426880, look-ahead 512000, panel
+             41900, sends at 5582940, then the right-hand side with panel
+             1 (10672 + 12800): 5606412.  Process 1 has nothing to update.
+    end      process 0: the right-hand side with panel 2 (5392 + 1600) and
+             the solve: 5653404; process 1: 5582940 + 40000.
+    = 5653404 ns.
 
   STREAM, n = 1024, 1 process, working set 24 n = 24576 bytes (past the
   last point, 16 KiB: reads 4e-9 s/B, excess over L1 (1 KiB: 1e-9) 3e-9;
@@ -40,6 +57,14 @@ loop header h = LFOR + CMLL + INLL = 112):
   (run 8 nb = 640, longer than the 512 measured: its curve) over
   16 * 1600 = 25600 bytes, past the last point: 1e-8 - 1e-9 = 9e-9 s/B,
   1600 * 16 * 9 = 230400 ns: 646400 ns.
+  2 processes, n = 200, nb = 80, cpu-clc: process 0 owns blocks 0 and 2
+  (120 columns), process 1 block 1 (80).  Process 0: 120^2 = 14400
+  elements stay (260 ns each: 3744000), 80 x 120 = 9600 packed (h + TFDL
+  + 2 ARF1 = 118: 1132800), one MPI_Sendrecv (of 8 (ceil(3 / 2) 80)^2 =
+  204800 bytes, free here) at 4876800, 9600 added in (h + MFDL + AFDL +
+  TFDL + 2 ARF1 = 502: 4819200): 9696000 ns; process 1 (6400 stay:
+  1664000, then the same pack) waits for it in the exchange and ends
+  with it.
 """
 import json
 import os
@@ -74,8 +99,10 @@ check('DGEMM n=10, 1 process: 2 n^3 + 2 n^2 flops', 'hpcc-dgemm.xml', ['n=10'], 
 check('DGEMM n=10, 2 processes: the same on each', 'hpcc-dgemm.xml', ['n=10', 'procs=2'], 2200)
 check('DGEMM n=10 on cpu-mem: the same (flops at cpu-clc\'s rate)', 'hpcc-dgemm.xml', ['n=10'],
       2200, model='cpu-mem')
-check('HPL n=200 nb=80, 1 process: 5366300 flops + the swaps 1707520 ns', 'hpcc-hpl.xml',
-      ['n=200', 'nb=80'], 5366300 + 1707520)
+check('HPL n=200 nb=80, 1 process: 5406300 flops + the swaps 1734256 ns', 'hpcc-hpl.xml',
+      ['n=200', 'nb=80'], 5406300 + 1734256)
+check('HPL n=200 nb=80, 2 processes: look-ahead, block-cyclic shares, the probe', 'hpcc-hpl.xml',
+      ['n=200', 'nb=80', 'procs=2'], 5653404)
 check('STREAM triad n=1024, cpu-clc: the references, n (2 ARF1 + SFDL)', 'hpcc-stream.xml',
       ['n=1024', 'ntimes=1', 'kernels=1'], 4096)
 check('STREAM four kernels twice, cpu-clc', 'hpcc-stream.xml',
@@ -88,6 +115,8 @@ check('PTRANS n=40, 1 process, cpu-clc: the transpose\'s operations', 'hpcc-ptra
       ['n=40', 'nb=80'], 416000)
 check('PTRANS n=40, 1 process, cpu-mem: plus 16 bytes an element at the runs excess',
       'hpcc-ptrans.xml', ['n=40', 'nb=80'], 646400, model='cpu-mem')
+check('PTRANS n=200 nb=80, 2 processes, cpu-clc: local part, pack, one exchange, add in',
+      'hpcc-ptrans.xml', ['n=200', 'nb=80', 'procs=2'], 9696000)
 
 print('1..%d' % len(results))
 failed = 0
