@@ -208,9 +208,10 @@ typedef struct {
 } CalMpiOptions;
 
 /* Measure the MPI library between two ranks; append a <net_node>
- * element (intra-node model, indented for a <computer>) to @xml and what
- * was seen of placement to @placement (comment text). */
+ * element (intra-node model, indented for a <computer>) to @xml, the
+ * system's <mpi> element (what making a communicator costs) to @mpi_xml
+ * and what was seen of placement to @placement (comment text). */
 gboolean cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml,
-                          GString *placement, GString *report, GError **error);
+                          GString *mpi_xml, GString *placement, GString *report, GError **error);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
  * host's mpicc, run with mpirun -np 2.  C17 + MPI + POSIX.
  *
  *   mpi-probe --sizes B1,B2,... [--reps N] [--target-ms MS] [--samples N] [--budget-s S]
+ *   mpi-probe --comm N
  *
  * Rank 0 prints key=value lines (times in ns, medians with quartiles and
  * extremes; each figure is explained where it is measured):
@@ -18,6 +19,8 @@
  *   eager bytes=E next=E+1           the largest payload sent eagerly
  *   gap t=.. ..                      time per message of back-to-back 8-byte sends
  *   noise preempted=.. dirty=..      ping-pong samples taken again (see pingpong)
+ * With --comm, only what making a communicator costs (measure_comm):
+ *   comm first=.. first_topology=.. later=.. allreduce=.. n=N
  * The send and receive times are measured up to 64 KiB (OVERHEAD_MAX):
  * beyond the eager limit they hold the whole protocol, not an overhead.
  */
@@ -293,6 +296,59 @@ measure_gap (void)
   free (v);
 }
 
+/* What making a communicator costs, on both ranks at once after a
+ * barrier: the process's first MPI_Comm_dup of the world, its first
+ * MPI_Cart_create (1-D, periodic, not reordered: what a code asking for a
+ * grid makes), then @n more of each, alternating, each freed; and @n
+ * allreduces of one int (after one not timed), the messages of which three
+ * agree on each communicator's context id in Open MPI (the rest is the
+ * library's own set-up).  Each figure is the mean of the two ranks' times;
+ * "later" the median over the 2n later creations, "allreduce" the median.
+ * A process has one first of each kind: pticalibrate runs this several
+ * times. */
+static void
+measure_comm (int n)
+{
+  double *later = malloc (2 * (size_t) n * sizeof *later);
+  double *ar = malloc ((size_t) n * sizeof *ar);
+  double first = 0, first_topology = 0;
+  int np = 2, periodic = 1;
+  for (int i = -2; i < 2 * n; i++) {
+    MPI_Comm c;
+    int topology = i == -1 || (i >= 0 && i % 2 == 1);
+    MPI_Barrier (MPI_COMM_WORLD);
+    double t0 = now_ns ();
+    if (topology)
+      MPI_Cart_create (MPI_COMM_WORLD, 1, &np, &periodic, 0, &c);
+    else
+      MPI_Comm_dup (MPI_COMM_WORLD, &c);
+    double t = now_ns () - t0, sum;
+    MPI_Comm_free (&c);
+    MPI_Allreduce (&t, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (i == -2)
+      first = sum / 2;
+    else if (i == -1)
+      first_topology = sum / 2;
+    else
+      later[i] = sum / 2;
+  }
+  int one = 1, max;
+  MPI_Allreduce (&one, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++) {
+    MPI_Barrier (MPI_COMM_WORLD);
+    double t0 = now_ns ();
+    MPI_Allreduce (&one, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    double t = now_ns () - t0, sum;
+    MPI_Allreduce (&t, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    ar[i] = sum / 2;
+  }
+  if (me == 0)
+    printf ("comm first=%.6g first_topology=%.6g later=%.6g allreduce=%.6g n=%d\n", first,
+            first_topology, probe_stats (later, 2 * n).med, probe_stats (ar, n).med, n);
+  free (later);
+  free (ar);
+}
+
 static void
 print_binding (void)
 {
@@ -320,9 +376,12 @@ main (int argc, char **argv)
   MPI_Comm_rank (MPI_COMM_WORLD, &me);
   MPI_Comm_size (MPI_COMM_WORLD, &np);
   const char *sizes = NULL;
+  int comm = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp (argv[i], "--sizes") == 0)
       sizes = argv[i + 1];
+    else if (strcmp (argv[i], "--comm") == 0)
+      comm = atoi (argv[i + 1]);
     else if (strcmp (argv[i], "--reps") == 0)
       reps = atoi (argv[i + 1]);
     else if (strcmp (argv[i], "--samples") == 0)
@@ -332,10 +391,15 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--budget-s") == 0)
       probe_set_budget (atof (argv[i + 1]));
   }
+  if (np == 2 && comm > 0) {
+    measure_comm (comm);
+    MPI_Finalize ();
+    return 0;
+  }
   if (np != 2 || sizes == NULL || reps < 1 || samples < 1 || !(target_ns > 0)) {
     if (me == 0)
       fprintf (stderr, "usage: mpirun -np 2 %s --sizes B1,B2,... [--reps N] [--samples N] "
-               "[--target-ms MS] (got %d ranks)\n", argv[0], np);
+               "[--target-ms MS], or --comm N (got %d ranks)\n", argv[0], np);
     MPI_Finalize ();
     return 2;
   }

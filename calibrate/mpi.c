@@ -189,9 +189,94 @@ append_pieces (GString *xml, const NodePiece *pc, guint written, guint npieces)
   }
 }
 
+static double
+median_of (double *v, guint n)
+{
+  qsort (v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* What making a communicator costs (the probe's --comm): @runs separate
+ * mpiruns, as a process makes its first communicator of each kind once.
+ * The local set-up is each figure less the three one-int allreduces that
+ * pti sends for it (wsl/COLLECTIVES.md, "Communicator creation"), timed in
+ * the same run; the median over the runs is written as <mpi><comm_create>
+ * in @mpi_xml. */
+static gboolean
+measure_comm_create (const CalRun *run, const CalMpiOptions *o, GString *mpi_xml,
+                     GString *report, GError **error)
+{
+  const guint runs = run->quick ? 3 : 7;
+  const char *n = run->quick ? "10" : "20";
+  double first[7], topo[7], later[7], ar[7], ms = 0;
+  g_autoptr (GString) rows = g_string_new (NULL);
+  if (run->progress)
+    g_printerr ("pticalibrate: MPI: making communicators (%u runs of %s -np 2)...\n", runs,
+                o->mpirun);
+  for (guint r = 0; r < runs; r++) {
+    const char *argv[] = { o->mpirun, "-np", "2", "./mpi-probe", "--comm", n, NULL, NULL };
+    if (o->allow_root) {
+      memmove (argv + 2, argv + 1, 6 * sizeof *argv);
+      argv[1] = "--allow-run-as-root";
+    }
+    g_autoptr (GPtrArray) lines = NULL;
+    g_autofree char *keep = g_strdup_printf ("mpi-comm-%u.out", r);
+    double seconds;
+    if (!cal_run_probe (run, argv, 300, "the MPI communicator probe failed", keep, &lines,
+                        &seconds, error))
+      return FALSE;
+    ms += seconds;
+    const CalLine *l = NULL;
+    for (guint i = 0; i < lines->len && l == NULL; i++)
+      if (strcmp (((const CalLine *) g_ptr_array_index (lines, i))->kind, "comm") == 0)
+        l = g_ptr_array_index (lines, i);
+    if (l == NULL || !(cal_line_num (l, "first") >= 0) || !(cal_line_num (l, "later") >= 0)
+        || !(cal_line_num (l, "first_topology") >= 0) || !(cal_line_num (l, "allreduce") >= 0)) {
+      g_set_error (error, PTI_ERROR, PTI_ERROR_FAILED, "the MPI communicator probe printed no "
+                   "figures (its output is in %s)", run->workdir);
+      return FALSE;
+    }
+    ar[r] = cal_line_num (l, "allreduce");
+    first[r] = MAX (0, cal_line_num (l, "first") - 3 * ar[r]);
+    topo[r] = MAX (0, cal_line_num (l, "first_topology") - 3 * ar[r]);
+    later[r] = MAX (0, cal_line_num (l, "later") - 3 * ar[r]);
+    g_string_append_printf (rows, "%s%.4g, %.4g, %.4g (allreduce %.4g)", r ? "; " : "",
+                            first[r] / 1e3, topo[r] / 1e3, later[r] / 1e3, ar[r]);
+  }
+  g_autofree char *launcher = g_path_get_basename (o->mpirun);
+  double m_first = median_of (first, runs), m_topo = median_of (topo, runs),
+         m_later = median_of (later, runs), m_ar = median_of (ar, runs);
+  g_autofree char *c = cal_strdup_printf (
+    "The MPI library's own time to make a communicator on each rank (wsl/COLLECTIVES.md, "
+    "\"Communicator creation\"), measured by pticalibrate's probe (calibrate/mpi-probe.c "
+    "with its comm option, %u runs of `%s -np 2`, %.1f s in all): each run times, on both "
+    "ranks at once after a barrier, the process's first MPI_Comm_dup of the world, its first "
+    "MPI_Cart_create (1-D, periodic, not reordered), then %s more of each alternating "
+    "(freed; the median of them is a later creation), and %s allreduces of one int (median).  "
+    "Each figure is the two ranks' mean less three of that allreduce, which pti sends itself "
+    "over the parent (the context id's agreement); the median over the runs is written.  "
+    "Per run, first, first topology and later in us: %s.  Median allreduce %.4g ns.  The "
+    "first communicator that is not a topology and the first topology cost apart: neither "
+    "makes the other's first cheaper.",
+    runs, launcher, ms, n, n, rows->str, m_ar);
+  cal_xml_comment (mpi_xml, 2, c);
+  g_autofree char *d_f = cal_decimal (m_first / 1e3, 4), *d_t = cal_decimal (m_topo / 1e3, 4),
+                  *d_l = cal_decimal (m_later / 1e3, 4);
+  g_string_append_printf (mpi_xml, "  <mpi>\n    <comm_create><first unit=\"us\">%s</first>"
+                          "<first_topology unit=\"us\">%s</first_topology>"
+                          "<later unit=\"us\">%s</later></comm_create>\n  </mpi>\n",
+                          d_f, d_t, d_l);
+  g_autofree char *line = cal_strdup_printf (
+    "MPI communicators: first %.4g us, first topology %.4g us, later %.4g us (median of %u "
+    "runs, less 3 allreduces of %.4g ns)\n", m_first / 1e3, m_topo / 1e3, m_later / 1e3, runs,
+    m_ar);
+  g_string_append (report, line);
+  return TRUE;
+}
+
 gboolean
-cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GString *placement,
-                 GString *report, GError **error)
+cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GString *mpi_xml,
+                 GString *placement, GString *report, GError **error)
 {
   const char *build[] = { o->mpicc, "-O2", "-o", "mpi-probe", "mpi-probe.c", NULL };
   if (run->progress)
@@ -479,5 +564,5 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
     pp->len, seconds, net.latency * 1e9, net.bandwidth / 1e6, os0.med, or_ns, net.eager_limit,
     100 * worst_net, fit_max / (1 << 20), 100 * worst_piece, 100 * worst_spread, preempted);
   g_string_append (report, line);
-  return TRUE;
+  return measure_comm_create (run, o, mpi_xml, report, error);
 }

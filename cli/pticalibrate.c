@@ -198,11 +198,12 @@ typedef struct {
   Output *sys_out, *mem_out;
 } Options;
 
-/* The MPI part: measured into @net_xml, or skipped with a warning and a
- * note in @skipped.  Never fatal: the rest of the file is still useful. */
+/* The MPI part: measured into @net_xml and @mpi_xml, or skipped with a
+ * warning and a note in @skipped.  Never fatal: the rest of the file is
+ * still useful. */
 static void
 measure_mpi (const Options *o, const CalRun *run, const CalHost *host, GString *net_xml,
-             GString *placement, GString *report, GString *skipped)
+             GString *mpi_xml, GString *placement, GString *report, GString *skipped)
 {
   const char *env_mpicc = g_getenv ("MPICC");
   const char *mpicc_name = o->mpicc_opt ? o->mpicc_opt
@@ -232,9 +233,10 @@ measure_mpi (const Options *o, const CalRun *run, const CalHost *host, GString *
                          .allow_root = open_mpi && geteuid () == 0
                                        && g_getenv ("OMPI_ALLOW_RUN_AS_ROOT") == NULL };
     g_autoptr (GError) e = NULL;
-    if (!cal_mpi_measure (run, &mo, net_xml, placement, report, &e)) {
+    if (!cal_mpi_measure (run, &mo, net_xml, mpi_xml, placement, report, &e)) {
       why = g_strdup (e->message);
       g_string_truncate (net_xml, 0);
+      g_string_truncate (mpi_xml, 0);
       g_string_truncate (placement, 0);
     }
   }
@@ -278,6 +280,7 @@ calibrate (const Options *o, GError **error)
   cal_host_read (&host);
   g_autoptr (GString) report = g_string_new (NULL), cpu_xml = g_string_new (NULL),
                       net_xml = g_string_new (NULL), mem_xml = g_string_new (NULL),
+                      mpi_xml = g_string_new (NULL),
                       placement = g_string_new (NULL), skipped = g_string_new (NULL);
   gint64 t_start = g_get_monotonic_time ();
   double load_before = cal_load_average ();
@@ -296,7 +299,7 @@ calibrate (const Options *o, GError **error)
   }
   gboolean ok = TRUE;
   if (o->do_mpi)
-    measure_mpi (o, &run, &host, net_xml, placement, report, skipped);
+    measure_mpi (o, &run, &host, net_xml, mpi_xml, placement, report, skipped);
   else
     g_string_append (skipped, "MPI parameters not measured (--skip mpi).\n");
   if (cal_interrupted ()) {
@@ -378,7 +381,9 @@ calibrate (const Options *o, GError **error)
   if (o->do_memory)
     append_cpu_mem (doc, o->output, o->profile_path, &host);
   g_string_append (doc, net_xml->str);
-  g_string_append (doc, "  </computer>\n</system>\n");
+  g_string_append (doc, "  </computer>\n");
+  g_string_append (doc, mpi_xml->str);
+  g_string_append (doc, "</system>\n");
   cal_host_clear (&host);
 
   /* ---- the memory profile: before the system file, which names it ---- */

@@ -105,8 +105,9 @@ struct _PtiSession {
   gpointer progress_data;
   guint64 progress_every, progress_countdown;
   PtiEngineFeed feed;           /* a change stream, given to the engine once it exists */
-  PtiRud *bursts[3];            /* trace names of computations given as a time, as flops,
-                                 * and of sleeps (pti_session_use_burst) */
+  PtiRud *bursts[4];            /* trace names of computations given as a time, as flops,
+                                 * of sleeps and of communicator set-ups
+                                 * (pti_session_use_burst) */
   RankPrice *rank_prices;       /* per rank, made at the first use priced */
 };
 
@@ -789,7 +790,7 @@ pti_session_comm_set_model (PtiSession *s, guint id, guint choice, guint n,
 static guint32
 burst_rud_id (PtiSession *s, PtiSessionBurst kind)
 {
-  static const char *const names[] = { "time", "flops", "sleep" };
+  static const char *const names[] = { "time", "flops", "sleep", "comm_setup" };
   PtiRud **slot = &s->bursts[kind];
   if (*slot == NULL) {
     PtiRud *rud = g_malloc0 (sizeof (PtiRud));
@@ -808,9 +809,9 @@ gboolean
 pti_session_use_burst (PtiSession *s, guint rank, PtiSessionBurst kind, double amount,
                        GError **error)
 {
-  static const char *const what[] = { "use_time", "use_flops", "sleep" };
+  static const char *const what[] = { "use_time", "use_flops" };
   double seconds = amount;
-  if (kind != PTI_SESSION_BURST_SLEEP) {
+  if (kind == PTI_SESSION_BURST_TIME || kind == PTI_SESSION_BURST_FLOPS) {
     const PtiModelInstance *cpu = pti_engine_cpu (s->engine, rank);
     const PtiCpuOps *ops = cpu->desc->cpu;
     gboolean flops = kind == PTI_SESSION_BURST_FLOPS;

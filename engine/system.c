@@ -97,6 +97,7 @@ struct _PtiSystem {
   GArray *processors;      /* PtiProcessor, placement order: connection order,
                             * i.e. nodes sorted by (network, port), then cpu */
   GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
+  PtiCommCreateCost comm_create; /* <mpi><comm_create>: zero without one */
   GHashTable *choices;     /* model choice name -> k (>= 1) */
   GPtrArray *choice_names; /* char*, by k - 1 */
   GPtrArray *choice_rows;  /* per k - 1: n_instances PtiModelInstance*, by instance index */
@@ -841,6 +842,25 @@ number_processors (PtiSystem *sys)
 
 /* ---- the MPI library ---------------------------------------------------- */
 
+/* <mpi><comm_create>: the MPI library's own time to set up a communicator
+ * on each rank, beyond the allreduces that agree on its context id (which
+ * the WSL sends through the collectives: wsl/COLLECTIVES.md,
+ * "Communicator creation").  All three times are required: a library whose
+ * first creation costs what the later ones do says so with equal values. */
+static gboolean
+load_comm_create (Loader *ld, xmlNode *el, GError **error)
+{
+  if (ld->sys->comm_create.set)
+    return pti_node_error (error, el, "only one <comm_create> element is allowed in <mpi>");
+  PtiCommCreateCost *c = &ld->sys->comm_create;
+  if (!pti_config_get_time (el, "first", &c->first, error)
+      || !pti_config_get_time (el, "first_topology", &c->first_topology, error)
+      || !pti_config_get_time (el, "later", &c->later, error))
+    return FALSE;
+  c->set = TRUE;
+  return TRUE;
+}
+
 /* <mpi><allreduce algorithm="ring"/>...</mpi>: hmc.xsd has checked the
  * names; the WSL maps them to its algorithms. */
 static gboolean
@@ -850,6 +870,11 @@ load_mpi (Loader *ld, xmlNode *el, GError **error)
     return pti_node_error (error, el, "only one <mpi> element is allowed in a <system>");
   ld->mpi_seen = TRUE;
   for (xmlNode *c = pti_xml_first_element (el); c != NULL; c = pti_xml_next_element (c)) {
+    if (strcmp ((const char *) c->name, "comm_create") == 0) {
+      if (!load_comm_create (ld, c, error))
+        return FALSE;
+      continue;
+    }
     PtiMpiAlgorithm a = {
       .collective = g_strdup ((const char *) c->name),
       .algorithm = pti_xml_attr (c, "algorithm"),
@@ -1210,6 +1235,12 @@ guint
 pti_system_n_mpi_algorithms (const PtiSystem *system)
 {
   return system->mpi_algorithms ? system->mpi_algorithms->len : 0;
+}
+
+const PtiCommCreateCost *
+pti_system_comm_create_cost (const PtiSystem *system)
+{
+  return &system->comm_create;
 }
 
 void

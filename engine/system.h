@@ -152,6 +152,17 @@ guint pti_system_n_mpi_algorithms (const PtiSystem *system);
 void pti_system_mpi_algorithm (const PtiSystem *system, guint i, const char **collective,
                                const char **algorithm, int *line);
 
+/* The HMC's <mpi><comm_create>: each rank's local set-up of a new
+ * communicator, in seconds, by whether it is the rank's first of its kind
+ * (topology communicators, made by MPI_Cart_create and the graph
+ * constructors, and the others are counted apart).  All zero, and @set
+ * FALSE, when the system has none. */
+typedef struct {
+  double first, first_topology, later;
+  gboolean set;
+} PtiCommCreateCost;
+const PtiCommCreateCost *pti_system_comm_create_cost (const PtiSystem *system);
+
 /* Read by the inline accessor only. */
 const PtiModelInstance *const *pti_system_choice_row_ (const PtiSystem *system, guint k);
 

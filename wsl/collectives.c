@@ -181,6 +181,7 @@ pti_coll_state_free (PtiCollState *st)
   g_array_unref (st->reqs);
   g_array_unref (st->counts);
   g_free (st->site_file);
+  g_free (st->comm_made);
   g_clear_error (&st->hmc_error);
   if (st->nbc != NULL)
     g_hash_table_unref (st->nbc);

@@ -816,3 +816,50 @@ pti_comm_set_model (PtiContext *ctx, const PtiComm *comm, PtiModelChoice model, 
   }
   return TRUE;
 }
+
+/* ---- the cost of making one ------------------------------------------------ */
+
+enum { COMM_MADE_PLAIN = 1, COMM_MADE_TOPOLOGY = 2 };
+
+/* Open MPI 4.1 (ompi/communicator/comm_cid.c): each member proposes the
+ * lowest context id free locally and an allreduce (MAX) of it agrees on
+ * one; a second (MIN) checks that every member could take it; the
+ * activation's third (MIN) makes sure all have set the communicator up
+ * before any message arrives on it.  One int each.  A split first
+ * allgathers every member's colour and key (ompi/communicator/comm.c). */
+#define CID_ALLREDUCES 3
+#define CID_BYTES 4
+#define SPLIT_ALLGATHER_BYTES 8
+
+gboolean
+pti_mpi_comm_setup (PtiContext *ctx, const PtiComm *parent, guint rank, PtiCommSetup kind,
+                    GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  guint base = kind & ~(guint) PTI_COMM_SETUP_ALONE;
+  if (base > PTI_COMM_SETUP_TOPOLOGY) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "comm_setup on rank %u: %d is not a PtiCommSetup", rank, (int) kind);
+    return FALSE;
+  }
+  if (!pti_wsl_check_rank (ctx, "comm_setup", rank, error))
+    return FALSE;
+  if (!(kind & PTI_COMM_SETUP_ALONE)) {
+    if (base == PTI_COMM_SETUP_SPLIT
+        && !pti_mpi_allgather_comm (ctx, parent, rank, SPLIT_ALLGATHER_BYTES, error))
+      return FALSE;
+    for (guint i = 0; i < CID_ALLREDUCES; i++)
+      if (!pti_mpi_allreduce_comm (ctx, parent, rank, CID_BYTES, error))
+        return FALSE;
+  }
+  PtiCollState *st = pti_coll_state (ctx);
+  if (st->comm_made == NULL)
+    st->comm_made = g_new0 (guint8, ctx->n_procs);
+  const PtiCommCreateCost *cost = pti_system_comm_create_cost (
+    pti_session_system (pti_wsl_session (ctx)));
+  guint8 bit = base == PTI_COMM_SETUP_TOPOLOGY ? COMM_MADE_TOPOLOGY : COMM_MADE_PLAIN;
+  double t = (st->comm_made[rank] & bit) ? cost->later
+             : bit == COMM_MADE_TOPOLOGY ? cost->first_topology : cost->first;
+  st->comm_made[rank] |= bit;
+  return !cost->set || pti_wsl_comm_setup_time (ctx, rank, t, error);
+}

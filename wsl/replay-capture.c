@@ -437,6 +437,40 @@ coll_kind (guint code)
 
 /* A collective call: its block size and vectors as pti's collectives take
  * them (pti_coll_istart), from what MPI's arguments were on this rank. */
+/* A communicator made by @ev over its parent (the call's communicator):
+ * the messages that agree on it and the library's set-up
+ * (pti_mpi_comm_setup).  An idup is made at the call, as the blocking
+ * dup: what overlaps it is not known until its wait. */
+static gboolean
+replay_comm_setup (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
+                   guint *appended, GError **error)
+{
+  Where w;
+  if (!where_of_event (s, ctx, rank, ev, &w, error))
+    return FALSE;
+  PtiCommSetup kind;
+  switch (ev->code) {
+  case PTI_C_Comm_split: case PTI_C_Comm_split_type:
+    kind = PTI_COMM_SETUP_SPLIT;
+    break;
+  case PTI_C_Cart_create: case PTI_C_Cart_sub: case PTI_C_Graph_create:
+  case PTI_C_Dist_graph_create: case PTI_C_Dist_graph_create_adjacent:
+    kind = PTI_COMM_SETUP_TOPOLOGY;
+    break;
+  default:
+    kind = PTI_COMM_SETUP_PLAIN;
+  }
+  /* MPI_COMM_SELF, one-rank parents: nothing to agree on; an
+   * inter-communicator (intercomm_merge): its agreement is not modelled */
+  if (w.inter || w.size <= 1)
+    kind |= PTI_COMM_SETUP_ALONE;
+  if (w.inter)
+    pti_replay_notes_add (s->notes, ev->name, "communicators made over an inter-communicator: "
+                          "the local set-up only, no agreement messages", 1);
+  *appended += 5;
+  return pti_mpi_comm_setup (ctx, w.comm, rank, kind, error);
+}
+
 static gboolean
 replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
                    CollKind kind, guint *appended, GError **error)
@@ -810,7 +844,9 @@ replay_call (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEven
   case PTI_C_Comm_create_group: case PTI_C_Cart_create: case PTI_C_Cart_sub:
   case PTI_C_Graph_create: case PTI_C_Dist_graph_create: case PTI_C_Dist_graph_create_adjacent:
   case PTI_C_Intercomm_create: case PTI_C_Intercomm_merge:
-    /* made at no simulated cost (pti_comm_split), at its first use */
+    /* the pti communicator is made at its first use (where_of), at no
+     * cost; the call's time is the set-up's (pti_mpi_comm_setup) */
+    ok = replay_comm_setup (s, ctx, rank, ev, appended, error);
     if (ev->code == PTI_C_Comm_idup)
       remember (st, ev->request, REQ_NONE, 0);
     break;

@@ -234,6 +234,9 @@ void pti_wsl_hint_unbound (PtiContext *ctx, guint slot, gboolean workload_file, 
  * whatever its CPU (a use of the cpu device the trace names "sleep", not
  * scaled by the CPU model). */
 gboolean pti_wsl_sleep (PtiContext *ctx, guint rank, double seconds, GError **error);
+/* The MPI library's local set-up of a communicator on @rank: a fixed time,
+ * not scaled by the CPU model, named "comm_setup" (pti_mpi_comm_setup). */
+gboolean pti_wsl_comm_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error);
 
 /* Events appended for @rank so far (a pull source checks it gave one). */
 guint64 pti_wsl_rank_appended (PtiContext *ctx, guint rank);

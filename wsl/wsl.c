@@ -354,7 +354,7 @@ pti_wsl_use_on (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model, 
 static gboolean
 use_burst (PtiContext *ctx, guint rank, double amount, PtiSessionBurst kind, GError **error)
 {
-  static const char *const what[] = { "use_time", "use_flops", "sleep" };
+  static const char *const what[] = { "use_time", "use_flops", "sleep", "comm_setup" };
   if (!pti_wsl_check_rank (ctx, what[kind], rank, error))
     return FALSE;
   if (G_UNLIKELY (!(isfinite (amount) && amount >= 0))) {
@@ -372,6 +372,12 @@ gboolean
 pti_wsl_sleep (PtiContext *ctx, guint rank, double seconds, GError **error)
 {
   return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_SLEEP, error);
+}
+
+gboolean
+pti_wsl_comm_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error)
+{
+  return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_COMM_SETUP, error);
 }
 
 gboolean

@@ -250,6 +250,13 @@ def main():
             check('pti prices an 8-byte message between the two CPUs at o_s + L + 8/B + o_r',
                   got is not None and abs(got - want) <= 1e-6 * want,
                   'predicted %s, closed form %s %s' % (got, want, err))
+            cc = root.find('./mpi/comm_create')
+            vals = [seconds(cc.find(k)) for k in ('first', 'first_topology', 'later')] \
+                if cc is not None else []
+            check('<mpi><comm_create> has its three set-up times (>= 0), after a comment, '
+                  'the firsts above the later ones',
+                  len(vals) == 3 and all(v >= 0 for v in vals) and min(vals[:2]) >= vals[2]
+                  and re.search(r'-->\s*<mpi>', text) is not None, vals)
         else:
             skip('an 8-byte message between the two CPUs', 'no MPI on this host')
 

@@ -1552,6 +1552,127 @@ test_system_file (void)
   g_assert_cmpuint (pti_result_events (ctx), ==, 8 * (14 * 3 + 7));
 }
 
+/* ---- making communicators (pti_mpi_comm_setup) ----------------------------------- */
+
+#define COMM_CREATE(first, topo, later) \
+  "<mpi><comm_create><first unit='us'>" first "</first><first_topology unit='us'>" topo \
+  "</first_topology><later unit='us'>" later "</later></comm_create></mpi>\n"
+
+/* Each rank of 2 makes, in order: a dup (its first plain communicator), a
+ * dup (later), a cart (its first topology), a cart (later), a split
+ * (later: a split is plain) and a dup of MPI_COMM_SELF (alone, later).
+ * Every one but the last sends three allreduces of 4 B over the world:
+ * recursive doubling on 2 ranks, one exchange o_s + L + 4/B + o_r =
+ * 15.04 us and the combine of one element (AFDL) 0.02 us: A = 15.06 us;
+ * the split first an allgather of 8 B, one exchange: G = 15.08 us.  With
+ * first = 100, first_topology = 1000, later = 5 us:
+ *   (3A + 100) + (3A + 5) + (3A + 1000) + (3A + 5) + (G + 3A + 5) + 5
+ *   = 15 A + G + 1120 = 225.9 + 15.08 + 1120 = 1360.98 us,
+ * of which compute (the set-ups and 15 combines) 1120.3 us.  Without
+ * <comm_create>: the messages only, 240.98 us. */
+static void
+comm_setup_all (PtiContext *ctx)
+{
+  static const PtiCommSetup kinds[] = {
+    PTI_COMM_SETUP_PLAIN, PTI_COMM_SETUP_PLAIN, PTI_COMM_SETUP_TOPOLOGY, PTI_COMM_SETUP_TOPOLOGY,
+    PTI_COMM_SETUP_SPLIT, PTI_COMM_SETUP_PLAIN | PTI_COMM_SETUP_ALONE,
+  };
+  g_autoptr (GError) error = NULL;
+  for (guint r = 0; r < 2; r++)
+    for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
+      g_assert_true (pti_mpi_comm_setup (ctx, NULL, r, kinds[i], &error));
+      g_assert_no_error (error);
+    }
+  evaluate (ctx);
+}
+
+static void
+test_comm_setup (void)
+{
+  g_autoptr (PtiContext) ctx = context_full (2, COMM_CREATE ("100", "1000", "5"), TRUE);
+  comm_setup_all (ctx);
+  assert_time (pti_result_time (ctx), 1360.98 * US);
+  for (guint r = 0; r < 2; r++) {
+    assert_time (result (ctx, r).end, 1360.98 * US);
+    assert_time (result (ctx, r).compute, 1120.3 * US);
+  }
+  g_autoptr (PtiContext) bare = context_full (2, NULL, TRUE);
+  comm_setup_all (bare);
+  assert_time (pti_result_time (bare), 240.98 * US);
+  assert_time (result (bare, 0).compute, 0.3 * US);
+}
+
+/* The agreement synchronises the ranks: rank 1 sleeps 50 us, then both
+ * make a split (first = 150 us).  Eager exchanges, each side: send o_s,
+ * its message L + n/B later at the other, received o_r after both the
+ * message and the receiver's own send.  Allgather of 8 B: rank 0 posts at
+ * 0, gets rank 1's message (sent 50-52) at 62.08, done 65.08; rank 1 has
+ * rank 0's since 12.08, done 52 + 3 = 55.  Allreduces of 4 B (combine
+ * 0.02): rank 1 starts at 55, rank 0 at 65.08: rank 0 done max(67.08,
+ * 67.04) + 3.02 = 70.10, rank 1 77.12 + 3.02 = 80.14; then rank 0 92.18 +
+ * 3.02 = 95.20, rank 1 82.14 + 3.02 = 85.16; then rank 0 97.20 + 3.02 =
+ * 100.22, rank 1 107.24 + 3.02 = 110.26.  Plus 150: 250.22 and 260.26 us. */
+static void
+test_comm_setup_waits (void)
+{
+  g_autoptr (PtiContext) ctx = context_full (2, COMM_CREATE ("150", "0", "0"), TRUE);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_wsl_sleep (ctx, 1, 50 * US, &error));
+  for (guint r = 0; r < 2; r++)
+    g_assert_true (pti_mpi_comm_setup (ctx, NULL, r, PTI_COMM_SETUP_SPLIT, &error));
+  g_assert_no_error (error);
+  evaluate (ctx);
+  assert_time (result (ctx, 0).end, 250.22 * US);
+  assert_time (result (ctx, 1).end, 260.26 * US);
+}
+
+/* Mistakes in <comm_create> name the file, line and element; a kind that
+ * is not one is refused. */
+static void
+expect_system_error (const char *mpi, const char *fragment)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("pti-coll-XXXXXX", &error);
+  g_autofree char *xml = system_xml (2, mpi, TRUE);
+  g_autofree char *path = write_file (dir, "system.xml", xml);
+  PtiContext *ctx = pti_context_new (path, NULL, &error);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_assert_null (ctx);
+  if (error == NULL || strstr (error->message, fragment) == NULL)
+    g_test_message ("%s", error ? error->message : "no error");
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, fragment));
+}
+
+static void
+test_comm_setup_errors (void)
+{
+  expect_system_error (COMM_CREATE ("-5", "1", "1"), "system.xml:7: <first>");
+  expect_system_error (COMM_CREATE ("-5", "1", "1"), "negative");
+  expect_system_error (COMM_CREATE ("1", "x", "1"), "first_topology");
+  expect_system_error (COMM_CREATE ("1", "NaN", "1"), "first_topology");
+  expect_system_error (COMM_CREATE ("1", "1", "INF"), "later");
+  expect_system_error ("<mpi><comm_create><first unit='us'>1</first>"
+                       "<first_topology unit='us'>1</first_topology></comm_create></mpi>\n",
+                       "later");
+  expect_system_error ("<mpi><comm_create><first unit='min'>1</first><first_topology unit='us'>1"
+                       "</first_topology><later unit='us'>1</later></comm_create></mpi>\n",
+                       "unit");
+  expect_system_error ("<mpi><comm_create><first>1</first><first_topology unit='us'>1"
+                       "</first_topology><later unit='us'>1</later></comm_create></mpi>\n",
+                       "unit");
+  g_autoptr (PtiContext) ctx = context_full (2, NULL, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_assert_false (pti_mpi_comm_setup (ctx, NULL, 0, (PtiCommSetup) 3, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "rank 0: 3 is not a PtiCommSetup"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_comm_setup (ctx, NULL, 2, PTI_COMM_SETUP_PLAIN, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "2"));
+}
+
 /* Workload-file errors name the file and line. */
 static void
 expect_file_error (const char *program, const char *top, const char *fragment)
@@ -1651,6 +1772,9 @@ main (int argc, char **argv)
   g_test_add_func ("/comm/workload-file", test_workload_file);
   g_test_add_func ("/collectives/system-file", test_system_file);
   g_test_add_func ("/comm/workload-file-errors", test_workload_file_errors);
+  g_test_add_func ("/comm/setup", test_comm_setup);
+  g_test_add_func ("/comm/setup-waits", test_comm_setup_waits);
+  g_test_add_func ("/comm/setup-errors", test_comm_setup_errors);
   int status = g_test_run ();
   if (common_system != NULL) {
     g_unlink (common_system);

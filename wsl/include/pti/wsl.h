@@ -685,7 +685,8 @@ PTI_API PtiComm *pti_comm_world (PtiContext *ctx);
  * Splits @parent as every member process calling MPI_Comm_split with its
  * colour and key would.  The arrays have pti_context_get_processes()
  * entries and are read during the call only.  Making a communicator costs
- * no simulated time (its set-up traffic is not modelled).  At most 32766
+ * no simulated time: the time each rank spends in the MPI call is
+ * pti_mpi_comm_setup()'s, called where the rank makes it.  At most 32766
  * splits per context.
  * Returns: (transfer none): the split, owned by @ctx; NULL with @error if
  *   the processes are not set or @parent belongs to another context.
@@ -724,6 +725,52 @@ PTI_API PtiComm *pti_comm_dup (PtiContext *ctx, const PtiComm *comm, const char 
  */
 PTI_API PtiComm *pti_comm_create (PtiContext *ctx, const PtiComm *parent, const char *name,
                                   guint n_members, const guint *members, GError **error);
+
+/**
+ * PtiCommSetup:
+ * @PTI_COMM_SETUP_PLAIN: MPI_Comm_dup, MPI_Comm_create and the like
+ * @PTI_COMM_SETUP_SPLIT: MPI_Comm_split and MPI_Comm_split_type, which
+ *   first gather every member's colour and key
+ * @PTI_COMM_SETUP_TOPOLOGY: MPI_Cart_create, MPI_Cart_sub and the graph
+ *   constructors, whose first call on a rank costs more (the HMC's
+ *   `first_topology`)
+ * @PTI_COMM_SETUP_ALONE: or'ed with one of the above: @parent holds the
+ *   rank alone (MPI_COMM_SELF), or is an inter-communicator whose
+ *   agreement pti does not model: no messages, the local set-up only
+ *
+ * What kind of communicator pti_mpi_comm_setup() makes.
+ */
+typedef enum {
+  PTI_COMM_SETUP_PLAIN = 0,
+  PTI_COMM_SETUP_SPLIT = 1,
+  PTI_COMM_SETUP_TOPOLOGY = 2,
+  PTI_COMM_SETUP_ALONE = 4,
+} PtiCommSetup;
+
+/**
+ * pti_mpi_comm_setup:
+ * @parent: (nullable): the communicator the new one is made over (NULL:
+ *   the world); ignored with PTI_COMM_SETUP_ALONE
+ * @rank: the calling process (world rank)
+ * @kind: a #PtiCommSetup
+ *
+ * @rank's part in making a communicator over @parent, as Open MPI 4.1
+ * makes one (wsl/COLLECTIVES.md, "Communicator creation"): for a split, an
+ * allgather of colour and key (8 bytes a rank); then three allreduces of
+ * one int (4 bytes) over @parent, through the collectives and the network
+ * model (the context id proposed, checked, and the activation); then the
+ * library's local set-up, the system's `<mpi><comm_create>`: `first` for
+ * the rank's first communicator that is not a topology, `first_topology`
+ * for its first topology, `later` for every other, a fixed time not scaled
+ * by the CPU model (a use named "comm_setup"); none without the element.
+ * Every member of @parent's communicator must call it for the same
+ * communicator in the same order, as MPI's own calls.  The communicator
+ * itself is made by pti_comm_split() and the like, which cost nothing:
+ * this is the time, that is the matching.
+ * Returns: FALSE with @error as the collectives' calls do.
+ */
+PTI_API gboolean pti_mpi_comm_setup (PtiContext *ctx, const PtiComm *parent, guint rank,
+                                     PtiCommSetup kind, GError **error);
 
 /**
  * pti_comm_rank:
