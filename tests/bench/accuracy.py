@@ -18,8 +18,8 @@ overall and per program.  --measurements FILE keeps the measured times: a
 later run with the same file predicts again without running the programs.
 
 LAMMPS is predicted through captured traces: each case is captured
-(pticapture) CAPTURES times and the capture whose replay is the median is
-kept; ptieval replays it on --system, the capture's bursts (the time
+(pticapture) CAPTURES times, once in each of its first rounds beside its
+measured runs, and the capture whose replay is the median is kept; ptieval replays it on --system, the capture's bursts (the time
 between its MPI calls, as measured) priced by the CPU model at the
 system's speed_ratio (1: this host).  Its measured time is the span the
 replay predicts, from the end of MPI_Init to MPI_Finalize (the slowest
@@ -418,43 +418,51 @@ def lammps_ready(args):
     return True
 
 
-def lammps_jobs(args):
-    """Each LAMMPS case on 1 and 2 ranks, uncaptured: [(name, size, infile,
-    ranks, job)]; a run's value is (span, CPU time), undisturbed when every
-    rank had the CPU for 95% of its span."""
+def lammps_jobs(args, capdir):
+    """Each LAMMPS case on 1 and 2 ranks: [(name, size, infile, ranks, job)].
+    A run's value is the uncaptured run's (span, CPU time), undisturbed when
+    every rank had the CPU for 95% of its span; in each of the first
+    CAPTURES rounds the job also captures the case (pticapture), so that
+    its captures see the host as its measured runs do, not as it was at
+    another time (job.captures: the trace directories)."""
     d, inputs = lammps_inputs(args.work)
     out = []
     for name, size, infile in (inputs[:2] if args.quick else inputs):
         for ranks in (1, 2):
-            def once(ranks=ranks, infile=infile):
+            case = 'lammps-%s-np%d' % (name, ranks)
+
+            def once(ranks=ranks, infile=infile, case=case):
                 span, cpu, ok = lammps_span(args, ranks, d, infile)
+                job = jobs[case]
+                if len(job.captures) < CAPTURES:
+                    trace = os.path.join(capdir, '%s.%d' % (case, len(job.captures)))
+                    subprocess.run(['rm', '-rf', trace], check=True)
+                    r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q',
+                                        '-o', trace, '--', 'mpirun', '-np', str(ranks), 'lmp',
+                                        '-in', infile, '-log', 'none', '-screen', 'none'],
+                                       capture_output=True, text=True, cwd=d, env=LAMMPS_ENV)
+                    if r.returncode != 0:
+                        raise RuntimeError('pticapture of %s failed:\n%s'
+                                           % (case, r.stderr[-2000:]))
+                    job.captures.append(trace)
                 return (span, cpu), ok
-            out.append((name, size, infile, ranks,
-                        Job('lammps %s np%d' % (name, ranks), once, lambda v: v[0])))
-    return d, out
+            job = Job('lammps %s np%d' % (name, ranks), once, lambda v: v[0])
+            job.captures = []
+            out.append((name, size, infile, ranks, job))
+    jobs = {'lammps-%s-np%d' % (c[0], c[3]): c[4] for c in out}
+    return out
 
 
-def lammps_row(args, capdir, d, name, size, infile, ranks, job):
+def lammps_row(args, capdir, name, size, ranks, job):
     """A LAMMPS case's row: its measured spans (the CPU times, marked, when
-    no run was undisturbed) and the capture, of CAPTURES taken, whose replay
-    on --system is the median."""
+    no run was undisturbed) and the capture, of those its rounds took,
+    whose replay on --system is the median."""
     if job.clean:
         times, how = [v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries())
     else:
         times, how = [v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries()
     case = 'lammps-%s-np%d' % (name, ranks)
-    caps = []
-    for k in range(CAPTURES):
-        trace = os.path.join(capdir, '%s.%d' % (case, k))
-        subprocess.run(['rm', '-rf', trace], check=True)
-        r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q', '-o',
-                            trace, '--', 'mpirun', '-np', str(ranks), 'lmp', '-in',
-                            infile, '-log', 'none', '-screen', 'none'],
-                           capture_output=True, text=True, cwd=d, env=LAMMPS_ENV)
-        if r.returncode != 0:
-            raise RuntimeError('pticapture of %s failed:\n%s' % (case, r.stderr[-2000:]))
-        caps.append((ptieval(args, args.system, trace, {}), trace))
-    caps.sort()
+    caps = sorted((ptieval(args, args.system, trace, {}), trace) for trace in job.captures)
     keep = os.path.join(capdir, case)
     subprocess.run(['rm', '-rf', keep], check=True)
     os.rename(caps[len(caps) // 2][1], keep)
@@ -531,8 +539,10 @@ def main():
         cases += cg_cases(args.quick)
     programs = [(c, program_job(args, c[0], c[3], c[4])) for c in cases]
     hpccs = hpcc_jobs(args) if 'hpcc' in todo else []
-    lammps_dir, lammps = (lammps_jobs(args) if 'lammps' in todo and lammps_ready(args)
-                          else (None, []))
+    lammps = []
+    if 'lammps' in todo and lammps_ready(args):
+        os.makedirs(capdir, exist_ok=True)
+        lammps = lammps_jobs(args, capdir)
     jobs = [j for _, j in programs] + [j for _, _, j in hpccs] + [c[-1] for c in lammps]
     walls = measure_in_rounds(args, jobs)
     for (prog, size, ws, ranks, params), job in programs:
@@ -544,10 +554,8 @@ def main():
         for row in hpcc_rows(args, ranks, job):
             new_rows.append(row)
             print_measured(row)
-    if lammps:
-        os.makedirs(capdir, exist_ok=True)
     for name, size, infile, ranks, job in lammps:
-        new_rows.append(lammps_row(args, capdir, lammps_dir, name, size, infile, ranks, job))
+        new_rows.append(lammps_row(args, capdir, name, size, ranks, job))
         print_measured(new_rows[-1])
     drift = host_drift(jobs, walls)
     if args.measurements and new_rows:
