@@ -38,6 +38,14 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* The median of @v (sorted in place). */
+static double
+median_of (double *v, guint n)
+{
+  qsort (v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static char *
 fmt_bytes (double b)
 {
@@ -127,9 +135,7 @@ node_shares (NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, guint 
     }
     if (m == 0)
       continue;
-    qsort (w, m, sizeof *w, cmp_double);
-    double med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
-    piece->share = CLAMP (med, 0.05, 1.0);
+    piece->share = CLAMP (median_of (w, m), 0.05, 1.0);
     piece->share_lo = w[0];
     piece->share_hi = w[m - 1];
     piece->share_n = m;
@@ -187,13 +193,6 @@ append_pieces (GString *xml, const NodePiece *pc, guint written, guint npieces)
     append_share (xml, &pc[k], 0);
     g_string_append (xml, "</piece>\n");
   }
-}
-
-static double
-median_of (double *v, guint n)
-{
-  qsort (v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* What making a communicator costs (the probe's --comm): @runs separate

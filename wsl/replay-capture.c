@@ -435,8 +435,6 @@ coll_kind (guint code)
   return COLL_N;
 }
 
-/* A collective call: its block size and vectors as pti's collectives take
- * them (pti_coll_istart), from what MPI's arguments were on this rank. */
 /* A communicator made by @ev over its parent (the call's communicator):
  * the messages that agree on it and the library's set-up
  * (pti_mpi_comm_setup).  An idup is made at the call, as the blocking
@@ -471,6 +469,8 @@ replay_comm_setup (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptu
   return pti_mpi_comm_setup (ctx, w.comm, rank, kind, error);
 }
 
+/* A collective call: its block size and vectors as pti's collectives take
+ * them (pti_coll_istart), from what MPI's arguments were on this rank. */
 static gboolean
 replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEvent *ev,
                    CollKind kind, guint *appended, GError **error)
