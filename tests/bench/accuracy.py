@@ -430,10 +430,11 @@ def lammps_jobs(args, capdir):
     for name, size, infile in (inputs[:2] if args.quick else inputs):
         for ranks in (1, 2):
             case = 'lammps-%s-np%d' % (name, ranks)
+            job = Job('lammps %s np%d' % (name, ranks), None, lambda v: v[0])
+            job.captures = []
 
-            def once(ranks=ranks, infile=infile, case=case):
+            def once(job=job, ranks=ranks, infile=infile, case=case):
                 span, cpu, ok = lammps_span(args, ranks, d, infile)
-                job = jobs[case]
                 if len(job.captures) < CAPTURES:
                     trace = os.path.join(capdir, '%s.%d' % (case, len(job.captures)))
                     subprocess.run(['rm', '-rf', trace], check=True)
@@ -446,10 +447,8 @@ def lammps_jobs(args, capdir):
                                            % (case, r.stderr[-2000:]))
                     job.captures.append(trace)
                 return (span, cpu), ok
-            job = Job('lammps %s np%d' % (name, ranks), once, lambda v: v[0])
-            job.captures = []
+            job.once = once
             out.append((name, size, infile, ranks, job))
-    jobs = {'lammps-%s-np%d' % (c[0], c[3]): c[4] for c in out}
     return out
 
 
