@@ -293,9 +293,29 @@ registry_taken (const PtiRegistry *registry, const PtiModelDesc *desc)
          || g_hash_table_contains (registry->by_element, desc->config_element);
 }
 
+/* A model built outside links libpti-hmi, and the loader opens what a model
+ * needs by name unless an object of that name is loaded.  ptieval built
+ * with -Dstatic_deps has the HMI inside (and exports it, so a model's calls
+ * bind to that copy, found first): open the shared one by name beforehand,
+ * found by ptieval's run path as its own libraries would be.  Elsewhere it
+ * is loaded already, and this only counts one more user.  Not found: the
+ * model's own open says so. */
+static void
+hmi_library_open (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    GModule *hmi = g_module_open (PTI_HMI_SONAME, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+    if (hmi != NULL)
+      g_module_make_resident (hmi);
+    g_once_init_leave (&done, 1);
+  }
+}
+
 static gboolean
 load_module (PtiRegistry *registry, const char *path, gboolean shadowable, GError **error)
 {
+  hmi_library_open ();
   GModule *module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (module == NULL)
     return refuse (error, path, "not a loadable model: %s", g_module_error ());

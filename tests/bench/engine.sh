@@ -52,6 +52,10 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 meson compile -C "$build" ptieval sweep3d >/dev/null
 ptieval=$build/cli/ptieval
+# How ptieval is linked (-Dstatic_deps, README's Dependencies): start-up,
+# a third of the paper case, depends on it.
+shared=$(readelf -d "$ptieval" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+echo "ptieval: shared libraries needed: $shared"
 if [ "$trained" = 1 ]; then
   bash "$root/tools/build-trained.sh" "$build-trained" >/dev/null
 fi

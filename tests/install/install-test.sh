@@ -1,7 +1,7 @@
 #!/bin/sh
 # pti installed and used from outside, as its users will.
 #
-#   install-test.sh SOURCE_ROOT SANITIZE EXAMPLE_MODEL.c ptitrace|no-ptitrace PINGPONG
+#   install-test.sh SOURCE_ROOT SANITIZE EXAMPLE_MODEL.c ptitrace|no-ptitrace PINGPONG [STATIC_DEPS]
 #
 # How (and why this way): a `meson install --destdir` of the build under
 # test would keep the prefix compiled into its binaries (where to find the
@@ -37,6 +37,9 @@
 #     workload.xsd;
 #  6. a man page per tool is there, with no placeholder left.
 #
+# STATIC_DEPS (true or false, default false) is its static_deps option: the
+# installed ptieval is linked the same way, so that section 4 loads models
+# from outside into the ptieval the build under test makes.
 # SANITIZE is the b_sanitize option of the build under test: under
 # AddressSanitizer the temporary install and every program built outside
 # are built with the same -fsanitize flags, since a program built without
@@ -49,6 +52,7 @@ sanitize=$2
 example_model=$3
 with_ptitrace=${4:-no-ptitrace}
 tree_pingpong=$5   # the build under test's pingpong, to compare with
+static_deps=${6:-false}   # its -Dstatic_deps: the installed ptieval is linked as it is
 
 say () { printf '# %s\n' "$*"; }
 fail () { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
@@ -83,7 +87,7 @@ mkdir "$tmp/src"
 tar -C "$src" --exclude=.git --exclude-tag-all=build.ninja -cf - . | tar -C "$tmp/src" -xf -
 # shellcheck disable=SC2086  # setup_san is a list of options
 run_logged "$tmp/setup.log" meson setup "$tmp/build" "$tmp/src" --prefix "$prefix" \
-  --buildtype=plain $setup_san
+  --buildtype=plain -Dstatic_deps="$static_deps" $setup_san
 run_logged "$tmp/compile.log" meson compile -C "$tmp/build"
 run_logged "$tmp/install.log" meson install -C "$tmp/build" --no-rebuild
 rm -rf "$tmp/src" "$tmp/build"
