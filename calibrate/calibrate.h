@@ -99,6 +99,18 @@ typedef struct {
 guint cal_piecewise_fit (const CalSize *sizes, guint n, double eager_limit, guint extra,
                          CalPiece *pieces);
 
+/* net-node's share within one size piece (models/net-node/README.md), run
+ * by run: @w[i] is the share size i's exchange gives, @sens[i] how much
+ * that exchange moves, relative to its time, per unit of share (2 D / t_x),
+ * sizes in increasing order.  Consecutive sizes form a run while every one
+ * of them stays within @tol of what the run's median share gives it
+ * (|w_i - median| sens_i <= @tol), greedily from the smallest.  Writes the
+ * first index of each run to @start and returns how many runs (0 if @n is
+ * 0, else at least 1). */
+guint cal_share_runs (const double *w, const double *sens, guint n, double tol, guint *start);
+/* The median of @v (sorted in place; NAN if @n is 0). */
+double cal_median (double *v, guint n);
+
 /* ---- the host (host.c) ------------------------------------------------- */
 
 typedef struct {

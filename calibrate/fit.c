@@ -3,6 +3,7 @@
 #include "calibrate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 CalStat
@@ -218,4 +219,48 @@ cal_piecewise_fit (const CalSize *sizes, guint n, double eager_limit, guint extr
     line_fit (sizes, s, t, &p->a, &p->b, &p->max_err);
   }
   return count;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+double
+cal_median (double *v, guint n)
+{
+  if (n == 0)
+    return NAN;
+  qsort (v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Whether sizes [from, to) fit one share: each within @tol of the median's
+ * exchange. */
+static gboolean
+share_run_fits (const double *w, const double *sens, guint from, guint to, double tol)
+{
+  double v[64];
+  guint m = 0;
+  for (guint i = from; i < to && m < G_N_ELEMENTS (v); i++)
+    v[m++] = w[i];
+  if (m < to - from)
+    return FALSE;   /* longer than any piece the probe measures: start a new run */
+  double med = cal_median (v, m);
+  for (guint i = from; i < to; i++)
+    if (!(fabs (w[i] - med) * sens[i] <= tol))
+      return FALSE;
+  return TRUE;
+}
+
+guint
+cal_share_runs (const double *w, const double *sens, guint n, double tol, guint *start)
+{
+  guint runs = 0;
+  for (guint i = 0; i < n; i++)
+    if (runs == 0 || !share_run_fits (w, sens, start[runs - 1], i + 1, tol))
+      start[runs++] = i;
+  return runs;
 }

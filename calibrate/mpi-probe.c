@@ -19,8 +19,13 @@
  *   eager bytes=E next=E+1           the largest payload sent eagerly
  *   gap t=.. ..                      time per message of back-to-back 8-byte sends
  *   noise preempted=.. dirty=..      ping-pong samples taken again (see pingpong)
- * With --comm, only what making a communicator costs (measure_comm):
- *   comm first=.. first_topology=.. later=.. allreduce=.. n=N
+ * With --comm, only what making and freeing a communicator and a
+ * collective function's first call cost (measure_comm, measure_first_calls):
+ *   comm first=.. first_topology=.. later=.. allreduce=.. free_first=.. free_later=.. n=N
+ *   coll name=F first=.. later=..    one collective function's first call and later ones
+ *   colls any=.. first=..            the process's first collective (a barrier) less a
+ *                                    later one; the median over the others of first
+ *                                    less later
  * The send and receive times are measured up to 64 KiB (OVERHEAD_MAX):
  * beyond the eager limit they hold the whole protocol, not an overhead.
  */
@@ -304,14 +309,16 @@ measure_gap (void)
  * agree on each communicator's context id in Open MPI (the rest is the
  * library's own set-up).  Each figure is the mean of the two ranks' times;
  * "later" the median over the 2n later creations, "allreduce" the median.
- * A process has one first of each kind: pticalibrate runs this several
- * times. */
+ * Each MPI_Comm_free is timed too: the process's first, and the median of
+ * the later ones.  A process has one first of each kind: pticalibrate runs
+ * this several times. */
 static void
 measure_comm (int n)
 {
   double *later = malloc (2 * (size_t) n * sizeof *later);
+  double *freed = malloc (2 * (size_t) n * sizeof *freed);
   double *ar = malloc ((size_t) n * sizeof *ar);
-  double first = 0, first_topology = 0;
+  double first = 0, first_topology = 0, free_first = 0;
   int np = 2, periodic = 1;
   for (int i = -2; i < 2 * n; i++) {
     MPI_Comm c;
@@ -323,14 +330,21 @@ measure_comm (int n)
     else
       MPI_Comm_dup (MPI_COMM_WORLD, &c);
     double t = now_ns () - t0, sum;
+    MPI_Barrier (MPI_COMM_WORLD);
+    double f0 = now_ns ();
     MPI_Comm_free (&c);
+    double f = now_ns () - f0, fsum;
     MPI_Allreduce (&t, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    if (i == -2)
+    MPI_Allreduce (&f, &fsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (i == -2) {
       first = sum / 2;
-    else if (i == -1)
+      free_first = fsum / 2;
+    } else if (i == -1)
       first_topology = sum / 2;
     else
       later[i] = sum / 2;
+    if (i >= 0)
+      freed[i] = fsum / 2;
   }
   int one = 1, max;
   MPI_Allreduce (&one, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -343,10 +357,77 @@ measure_comm (int n)
     ar[i] = sum / 2;
   }
   if (me == 0)
-    printf ("comm first=%.6g first_topology=%.6g later=%.6g allreduce=%.6g n=%d\n", first,
-            first_topology, probe_stats (later, 2 * n).med, probe_stats (ar, n).med, n);
+    printf ("comm first=%.6g first_topology=%.6g later=%.6g allreduce=%.6g free_first=%.6g "
+            "free_later=%.6g n=%d\n", first, first_topology, probe_stats (later, 2 * n).med,
+            probe_stats (ar, n).med, free_first, probe_stats (freed, 2 * n).med, n);
   free (later);
+  free (freed);
   free (ar);
+}
+
+/* A collective function's first call in the process against its later
+ * ones: run before anything else collective.  The ranks meet by a
+ * ping-pong (point to point: no collective code run), then the first
+ * MPI_Barrier, the process's first collective, is timed; then, each after
+ * a barrier, the first call of allreduce, bcast, reduce, scan, allgather,
+ * gather and alltoall (one int) and @n more of each (their median).  The
+ * times are kept on each rank and combined at the end, so that no
+ * function runs before its first call is timed; each figure the two
+ * ranks' mean.  "any" is the first barrier less a later one; "first" the
+ * median over the seven functions of first less later: a function's
+ * first call runs the library's code for it the first time, on any
+ * communicator (a first call on a new communicator costs what later ones
+ * do). */
+static void
+measure_first_calls (int n)
+{
+  enum { BARRIER, ALLREDUCE, BCAST, REDUCE, SCAN, ALLGATHER, GATHER, ALLTOALL, KINDS };
+  static const char *const names[KINDS] = { "barrier", "allreduce", "bcast", "reduce", "scan",
+                                            "allgather", "gather", "alltoall" };
+  int in[2] = { 1, 1 }, out[4], other = 1 - me;
+  size_t per = (size_t) n + 1;
+  double *t = malloc (KINDS * per * sizeof *t), *sum = malloc (KINDS * per * sizeof *sum);
+  if (me == 0) {
+    MPI_Send (NULL, 0, MPI_BYTE, other, 11, MPI_COMM_WORLD);
+    MPI_Recv (NULL, 0, MPI_BYTE, other, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv (NULL, 0, MPI_BYTE, other, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send (NULL, 0, MPI_BYTE, other, 11, MPI_COMM_WORLD);
+  }
+  for (int k = 0; k < KINDS; k++)
+    for (size_t i = 0; i < per; i++) {
+      if (k > 0 || i > 0)
+        MPI_Barrier (MPI_COMM_WORLD);
+      double t0 = now_ns ();
+      switch (k) {
+      case BARRIER: MPI_Barrier (MPI_COMM_WORLD); break;
+      case ALLREDUCE: MPI_Allreduce (in, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+      case BCAST: MPI_Bcast (in, 1, MPI_INT, 0, MPI_COMM_WORLD); break;
+      case REDUCE: MPI_Reduce (in, out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD); break;
+      case SCAN: MPI_Scan (in, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+      case ALLGATHER: MPI_Allgather (in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD); break;
+      case GATHER: MPI_Gather (in, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_WORLD); break;
+      default: MPI_Alltoall (in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD); break;
+      }
+      t[k * per + i] = now_ns () - t0;
+    }
+  MPI_Allreduce (t, sum, (int) (KINDS * per), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double extra[KINDS], any = 0;
+  for (int k = 0; k < KINDS; k++) {
+    double *v = sum + k * per, first = v[0] / 2;
+    for (size_t i = 1; i < per; i++)
+      v[i] /= 2;
+    double later = probe_stats (v + 1, n).med;
+    extra[k] = first - later;
+    if (k == BARRIER)
+      any = extra[k];
+    if (me == 0)
+      printf ("coll name=%s first=%.6g later=%.6g\n", names[k], first, later);
+  }
+  if (me == 0)
+    printf ("colls any=%.6g first=%.6g\n", any, probe_stats (extra + 1, KINDS - 1).med);
+  free (t);
+  free (sum);
 }
 
 static void
@@ -392,6 +473,7 @@ main (int argc, char **argv)
       probe_set_budget (atof (argv[i + 1]));
   }
   if (np == 2 && comm > 0) {
+    measure_first_calls (comm);
     measure_comm (comm);
     MPI_Finalize ();
     return 0;

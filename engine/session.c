@@ -105,9 +105,10 @@ struct _PtiSession {
   gpointer progress_data;
   guint64 progress_every, progress_countdown;
   PtiEngineFeed feed;           /* a change stream, given to the engine once it exists */
-  PtiRud *bursts[4];            /* trace names of computations given as a time, as flops,
-                                 * of sleeps and of communicator set-ups
-                                 * (pti_session_use_burst) */
+  PtiRud *bursts[PTI_SESSION_BURST_N]; /* trace names of computations given as a
+                                 * time, as flops, of sleeps, of communicator
+                                 * set-ups and of the MPI library's own time in
+                                 * a call (pti_session_use_burst) */
   RankPrice *rank_prices;       /* per rank, made at the first use priced */
 };
 
@@ -790,7 +791,8 @@ pti_session_comm_set_model (PtiSession *s, guint id, guint choice, guint n,
 static guint32
 burst_rud_id (PtiSession *s, PtiSessionBurst kind)
 {
-  static const char *const names[] = { "time", "flops", "sleep", "comm_setup" };
+  static const char *const names[] = { "time", "flops", "sleep", "comm_setup", "mpi_setup" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (names) == PTI_SESSION_BURST_N);
   PtiRud **slot = &s->bursts[kind];
   if (*slot == NULL) {
     PtiRud *rud = g_malloc0 (sizeof (PtiRud));

@@ -114,14 +114,18 @@ gboolean pti_session_comm_set_model (PtiSession *s, guint id, guint choice, guin
 /* A computation given by a number rather than a RUD (replayed traces):
  * priced by @rank's CPU model's time_cost or flops_cost (HMI CPU ops
  * version 2; an error naming a model that can if it cannot), or a fixed
- * time of @amount s (a sleep; the MPI library's set-up of a communicator,
- * wsl/COLLECTIVES.md), and appended.  The trace names it "time", "flops",
- * "sleep" or "comm_setup".  @amount is checked by the caller (finite, >= 0). */
+ * time of @amount s (a sleep; the MPI library's set-up of a communicator;
+ * its own local time in a call beyond the call's messages: a collective
+ * function's first call, a communicator freed; wsl/COLLECTIVES.md), and
+ * appended.  The trace names it "time", "flops", "sleep", "comm_setup" or
+ * "mpi_setup".  @amount is checked by the caller (finite, >= 0). */
 typedef enum {
   PTI_SESSION_BURST_TIME,
   PTI_SESSION_BURST_FLOPS,
   PTI_SESSION_BURST_SLEEP,
   PTI_SESSION_BURST_COMM_SETUP,
+  PTI_SESSION_BURST_MPI_SETUP,
+  PTI_SESSION_BURST_N
 } PtiSessionBurst;
 gboolean pti_session_use_burst (PtiSession *s, guint rank, PtiSessionBurst kind, double amount,
                                 GError **error);

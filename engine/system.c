@@ -98,6 +98,7 @@ struct _PtiSystem {
                             * i.e. nodes sorted by (network, port), then cpu */
   GArray *mpi_algorithms;  /* PtiMpiAlgorithm, from <mpi>, in document order */
   PtiCommCreateCost comm_create; /* <mpi><comm_create>: zero without one */
+  PtiMpiCallCost mpi_call;       /* <mpi><first_collective>, <comm_free> */
   GHashTable *choices;     /* model choice name -> k (>= 1) */
   GPtrArray *choice_names; /* char*, by k - 1 */
   GPtrArray *choice_rows;  /* per k - 1: n_instances PtiModelInstance*, by instance index */
@@ -861,6 +862,24 @@ load_comm_create (Loader *ld, xmlNode *el, GError **error)
   return TRUE;
 }
 
+/* <mpi><comm_free>: MPI_Comm_free's own time on a rank, its first and the
+ * later ones; <mpi><first_collective>: a collective function's first call,
+ * the rank's first of all and the others (a first runs the library's code
+ * for the first time).  Both times of each are required. */
+static gboolean
+load_first_later (xmlNode *el, const char *later_name, double *first, double *later,
+                  gboolean *set, GError **error)
+{
+  if (*set)
+    return pti_node_error (error, el, "only one <%s> element is allowed in <mpi>",
+                           (const char *) el->name);
+  if (!pti_config_get_time (el, "first", first, error)
+      || !pti_config_get_time (el, later_name, later, error))
+    return FALSE;
+  *set = TRUE;
+  return TRUE;
+}
+
 /* <mpi><allreduce algorithm="ring"/>...</mpi>: hmc.xsd has checked the
  * names; the WSL maps them to its algorithms. */
 static gboolean
@@ -872,6 +891,18 @@ load_mpi (Loader *ld, xmlNode *el, GError **error)
   for (xmlNode *c = pti_xml_first_element (el); c != NULL; c = pti_xml_next_element (c)) {
     if (strcmp ((const char *) c->name, "comm_create") == 0) {
       if (!load_comm_create (ld, c, error))
+        return FALSE;
+      continue;
+    }
+    PtiMpiCallCost *mc = &ld->sys->mpi_call;
+    if (strcmp ((const char *) c->name, "comm_free") == 0) {
+      if (!load_first_later (c, "later", &mc->free_first, &mc->free_later, &mc->free_set, error))
+        return FALSE;
+      continue;
+    }
+    if (strcmp ((const char *) c->name, "first_collective") == 0) {
+      if (!load_first_later (c, "other", &mc->coll_first, &mc->coll_other, &mc->collective_set,
+                             error))
         return FALSE;
       continue;
     }
@@ -1241,6 +1272,12 @@ const PtiCommCreateCost *
 pti_system_comm_create_cost (const PtiSystem *system)
 {
   return &system->comm_create;
+}
+
+const PtiMpiCallCost *
+pti_system_mpi_call_cost (const PtiSystem *system)
+{
+  return &system->mpi_call;
 }
 
 void

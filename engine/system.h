@@ -163,6 +163,18 @@ typedef struct {
 } PtiCommCreateCost;
 const PtiCommCreateCost *pti_system_comm_create_cost (const PtiSystem *system);
 
+/* The HMC's <mpi><first_collective> and <comm_free>: the MPI library's own
+ * local time in a call beyond its messages, in seconds: a rank's first
+ * call of a collective function (each function once: its code's first
+ * run), the rank's very first collective call and the others apart; and
+ * MPI_Comm_free, the rank's first and every later one.  @*_set FALSE (and
+ * the times zero) where the system has no such element. */
+typedef struct {
+  double coll_first, coll_other, free_first, free_later;
+  gboolean collective_set, free_set;
+} PtiMpiCallCost;
+const PtiMpiCallCost *pti_system_mpi_call_cost (const PtiSystem *system);
+
 /* Read by the inline accessor only. */
 const PtiModelInstance *const *pti_system_choice_row_ (const PtiSystem *system, guint k);
 

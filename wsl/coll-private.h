@@ -127,7 +127,8 @@ struct _PtiCollState {
   GHashTable *nbc;       /* (world rank << 32 | request) -> NbcRecord*, owned; NULL if none yet */
   guint spare;           /* the next spare handle to try (pti_engine_spare_handle) */
   gboolean no_arithmetic;   /* reductions' combines are not priced (pti_coll_set_arithmetic) */
-  guint8 *comm_made;     /* per world rank: COMM_MADE_* bits (pti_mpi_comm_setup); NULL if none yet */
+  guint8 *comm_made;     /* per world rank: COMM_MADE_*, COMM_FREED and COLL_CALLED bits
+                          * (pti_mpi_comm_setup, pti_mpi_call_setup); NULL if none yet */
 };
 
 /* Whether the reductions' arithmetic is priced (the default) or not: a

@@ -819,7 +819,7 @@ pti_comm_set_model (PtiContext *ctx, const PtiComm *comm, PtiModelChoice model, 
 
 /* ---- the cost of making one ------------------------------------------------ */
 
-enum { COMM_MADE_PLAIN = 1, COMM_MADE_TOPOLOGY = 2 };
+enum { COMM_MADE_PLAIN = 1, COMM_MADE_TOPOLOGY = 2, COMM_FREED = 4, COLL_CALLED = 8 };
 
 /* Open MPI 4.1 (ompi/communicator/comm_cid.c): each member proposes the
  * lowest context id free locally and an allreduce (MAX) of it agrees on
@@ -862,4 +862,31 @@ pti_mpi_comm_setup (PtiContext *ctx, const PtiComm *parent, guint rank, PtiCommS
              : bit == COMM_MADE_TOPOLOGY ? cost->first_topology : cost->first;
   st->comm_made[rank] |= bit;
   return !cost->set || pti_wsl_comm_setup_time (ctx, rank, t, error);
+}
+
+gboolean
+pti_mpi_call_setup (PtiContext *ctx, guint rank, PtiCallSetup what, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  if ((guint) what > PTI_CALL_SETUP_COMM_FREE) {
+    g_set_error (error, PTI_ERROR, PTI_ERROR_INVALID,
+                 "call_setup on rank %u: %d is not a PtiCallSetup", rank, (int) what);
+    return FALSE;
+  }
+  if (!pti_wsl_check_rank (ctx, "call_setup", rank, error))
+    return FALSE;
+  const PtiMpiCallCost *cost = pti_system_mpi_call_cost (
+    pti_session_system (pti_wsl_session (ctx)));
+  PtiCollState *st = pti_coll_state (ctx);
+  if (st->comm_made == NULL)
+    st->comm_made = g_new0 (guint8, ctx->n_procs);
+  guint8 bit = what == PTI_CALL_SETUP_COMM_FREE ? COMM_FREED : COLL_CALLED;
+  gboolean later = (st->comm_made[rank] & bit) != 0;
+  st->comm_made[rank] |= bit;
+  if (what == PTI_CALL_SETUP_COMM_FREE)
+    return !cost->free_set
+           || pti_wsl_mpi_setup_time (ctx, rank, later ? cost->free_later : cost->free_first,
+                                      error);
+  return !cost->collective_set
+         || pti_wsl_mpi_setup_time (ctx, rank, later ? cost->coll_other : cost->coll_first, error);
 }

@@ -35,6 +35,7 @@ typedef struct {
   GArray *posix_files;    /* the same for the POSIX files, an id space of their own */
   gint8 mounted;          /* its node mounts a file system: 1 yes, -1 no, 0 not asked yet */
   double dur_floor_ns;    /* what the capture adds to each call's dur (HEADER dur_floor_ns) */
+  guint64 coll_called;    /* bit kind (+ 32 non-blocking): collective functions called */
   /* for the region marks, set while the rank is pulled */
   struct _CaptureSource *source;
   PtiContext *ctx;
@@ -535,6 +536,16 @@ replay_collective (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptu
   if ((sendv != NULL && (sendv == ev->scounts ? ev->n_scounts : ev->n_rcounts) != w.size)
       || (recvv != NULL && ev->n_rcounts != w.size))
     return fail (error, s, rank, ev, "its count arrays are not one per rank of the communicator");
+  /* the function's first call in the process runs the library's code for
+   * the first time (pti_mpi_call_setup): whatever the communicator */
+  G_STATIC_ASSERT (COLL_N <= 32);
+  guint64 bit = G_GUINT64_CONSTANT (1) << (kind + (nb ? 32 : 0));
+  if (!(st->coll_called & bit)) {
+    st->coll_called |= bit;
+    (*appended)++;
+    if (!pti_mpi_call_setup (ctx, rank, PTI_CALL_SETUP_FIRST_COLLECTIVE, error))
+      return FALSE;
+  }
   gboolean ok;
   if (nb) {
     PtiRequest req;
@@ -883,8 +894,13 @@ replay_call (CaptureSource *s, PtiContext *ctx, guint rank, const PtiCaptureEven
     (*appended)++;
     ok = replay_posix (s, ctx, rank, ev, error);
     break;
+  case PTI_C_Comm_free:
+    /* local in Open MPI 4.1 (no messages): the library's own time */
+    (*appended)++;
+    ok = pti_mpi_call_setup (ctx, rank, PTI_CALL_SETUP_COMM_FREE, error);
+    break;
   default:
-    break;   /* communicators freed or disconnected: collective, they may wait */
+    break;   /* communicators disconnected: collective, they may wait */
   }
   if (ok && own)
     ok = replay_own (s, ctx, rank, ev, appended, error);

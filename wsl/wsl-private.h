@@ -241,6 +241,10 @@ gboolean pti_wsl_sleep (PtiContext *ctx, guint rank, double seconds, GError **er
 /* The MPI library's local set-up of a communicator on @rank: a fixed time,
  * not scaled by the CPU model, named "comm_setup" (pti_mpi_comm_setup). */
 gboolean pti_wsl_comm_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error);
+/* The MPI library's own local time in a call beyond its messages on @rank
+ * (a collective function's first call, a communicator freed): a fixed
+ * time, not scaled by the CPU model, named "mpi_setup" (pti_mpi_call_setup). */
+gboolean pti_wsl_mpi_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error);
 
 /* Events appended for @rank so far (a pull source checks it gave one). */
 guint64 pti_wsl_rank_appended (PtiContext *ctx, guint rank);

@@ -354,7 +354,9 @@ pti_wsl_use_on (PtiContext *ctx, guint rank, PtiRud *rud, PtiModelChoice model, 
 static gboolean
 use_burst (PtiContext *ctx, guint rank, double amount, PtiSessionBurst kind, GError **error)
 {
-  static const char *const what[] = { "use_time", "use_flops", "sleep", "comm_setup" };
+  static const char *const what[] = { "use_time", "use_flops", "sleep", "comm_setup",
+                                      "mpi_setup" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (what) == PTI_SESSION_BURST_N);
   if (!pti_wsl_check_rank (ctx, what[kind], rank, error))
     return FALSE;
   if (G_UNLIKELY (!(isfinite (amount) && amount >= 0))) {
@@ -378,6 +380,12 @@ gboolean
 pti_wsl_comm_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error)
 {
   return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_COMM_SETUP, error);
+}
+
+gboolean
+pti_wsl_mpi_setup_time (PtiContext *ctx, guint rank, double seconds, GError **error)
+{
+  return use_burst (ctx, rank, seconds, PTI_SESSION_BURST_MPI_SETUP, error);
 }
 
 gboolean

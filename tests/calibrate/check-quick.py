@@ -250,6 +250,19 @@ def main():
             check('pti prices an 8-byte message between the two CPUs at o_s + L + 8/B + o_r',
                   got is not None and abs(got - want) <= 1e-6 * want,
                   'predicted %s, closed form %s %s' % (got, want, err))
+            # a piece of the fit cut by share: its runs keep its L and B, and
+            # neighbours of the same L and B differ in share (equal ones are one)
+            keyed = [(p.find('latency').text, p.find('bandwidth').text, p.find('share').text
+                      if p.find('share') is not None else None) for p in ns.findall('piece')]
+            same = [(a, b) for a, b in zip(keyed, keyed[1:]) if a[:2] == b[:2]]
+            check('pieces cut by share: neighbours with the same L and B have different shares',
+                  all(a[2] != b[2] and a[2] is not None for a, b in same), keyed)
+            for what, kids in (('comm_free', ('first', 'later')),
+                               ('first_collective', ('first', 'other'))):
+                el = root.find('./mpi/' + what)
+                v = [seconds(el.find(k)) for k in kids] if el is not None else []
+                check('<mpi><%s> has its two times (>= 0)' % what,
+                      len(v) == 2 and all(x >= 0 for x in v), v)
             cc = root.find('./mpi/comm_create')
             vals = [seconds(cc.find(k)) for k in ('first', 'first_topology', 'later')] \
                 if cc is not None else []

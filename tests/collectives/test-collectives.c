@@ -1673,6 +1673,87 @@ test_comm_setup_errors (void)
   g_assert_nonnull (strstr (error->message, "2"));
 }
 
+/* ---- the library's own time in a call (pti_mpi_call_setup) ---------------------- */
+
+#define CALL_SETUP(ffirst, flater, cfirst, cother) \
+  "<mpi><comm_create><first unit='us'>100</first><first_topology unit='us'>1000" \
+  "</first_topology><later unit='us'>5</later></comm_create>" \
+  "<comm_free><first unit='us'>" ffirst "</first><later unit='us'>" flater "</later></comm_free>" \
+  "<first_collective><first unit='us'>" cfirst "</first><other unit='us'>" cother \
+  "</other></first_collective></mpi>\n"
+
+/* Local times, no messages: rank 1 sleeps 30 us first, and neither waits
+ * for the other.  Each rank: a communicator made alone (its first plain
+ * one: 100 us), three first calls of collective functions (the rank's
+ * first 60 us, then 10 and 10), three frees (its first 20 us, then 2 and
+ * 2): the free is not the creation's first (its own count) and the
+ * creation did not count as a collective.  Rank 0: 100 + 80 + 24 =
+ * 204 us; rank 1 the same after its sleep (a use too): 234 us, each
+ * ending when its computation does.  Without the elements (comm_create
+ * alone): 100 and 130 us. */
+static void
+call_setup_all (PtiContext *ctx)
+{
+  static const PtiCallSetup what[] = {
+    PTI_CALL_SETUP_FIRST_COLLECTIVE, PTI_CALL_SETUP_COMM_FREE, PTI_CALL_SETUP_FIRST_COLLECTIVE,
+    PTI_CALL_SETUP_COMM_FREE, PTI_CALL_SETUP_COMM_FREE, PTI_CALL_SETUP_FIRST_COLLECTIVE,
+  };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (pti_wsl_sleep (ctx, 1, 30 * US, &error));
+  for (guint r = 0; r < 2; r++) {
+    g_assert_true (pti_mpi_comm_setup (ctx, NULL, r, PTI_COMM_SETUP_PLAIN | PTI_COMM_SETUP_ALONE,
+                                       &error));
+    for (guint i = 0; i < G_N_ELEMENTS (what); i++)
+      g_assert_true (pti_mpi_call_setup (ctx, r, what[i], &error));
+  }
+  g_assert_no_error (error);
+  evaluate (ctx);
+}
+
+static void
+test_call_setup (void)
+{
+  g_autoptr (PtiContext) ctx = context_full (2, CALL_SETUP ("20", "2", "60", "10"), TRUE);
+  call_setup_all (ctx);
+  assert_time (result (ctx, 0).end, 204 * US);
+  assert_time (result (ctx, 0).compute, 204 * US);
+  assert_time (result (ctx, 1).end, 234 * US);
+  assert_time (result (ctx, 1).compute, 234 * US);
+  g_autoptr (PtiContext) bare = context_full (2, COMM_CREATE ("100", "1000", "5"), TRUE);
+  call_setup_all (bare);
+  assert_time (result (bare, 0).end, 100 * US);
+  assert_time (result (bare, 1).end, 130 * US);
+}
+
+/* Mistakes in <comm_free> and <first_collective> name the file, line and
+ * element; a PtiCallSetup that is not one and a rank out of range are
+ * refused. */
+static void
+test_call_setup_errors (void)
+{
+  expect_system_error (CALL_SETUP ("-1", "2", "60", "10"), "system.xml:7: <first>");
+  expect_system_error (CALL_SETUP ("-1", "2", "60", "10"), "negative");
+  expect_system_error (CALL_SETUP ("1", "NaN", "60", "10"), "later");
+  expect_system_error (CALL_SETUP ("1", "2", "INF", "10"), "first");
+  expect_system_error (CALL_SETUP ("1", "2", "60", "x"), "other");
+  expect_system_error ("<mpi><comm_free><first unit='us'>1</first></comm_free></mpi>\n", "later");
+  expect_system_error ("<mpi><first_collective><first unit='us'>1</first></first_collective>"
+                       "</mpi>\n", "other");
+  expect_system_error ("<mpi><first_collective><first unit='us'>1</first><other>1</other>"
+                       "</first_collective></mpi>\n", "unit");
+  expect_system_error ("<mpi><comm_free><first unit='h'>1</first><later unit='us'>1</later>"
+                       "</comm_free></mpi>\n", "unit");
+  g_autoptr (PtiContext) ctx = context_full (2, NULL, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_assert_false (pti_mpi_call_setup (ctx, 0, (PtiCallSetup) 2, &error));
+  g_assert_error (error, PTI_ERROR, PTI_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "rank 0: 2 is not a PtiCallSetup"));
+  g_clear_error (&error);
+  g_assert_false (pti_mpi_call_setup (ctx, 2, PTI_CALL_SETUP_COMM_FREE, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "2"));
+}
+
 /* Workload-file errors name the file and line. */
 static void
 expect_file_error (const char *program, const char *top, const char *fragment)
@@ -1775,6 +1856,8 @@ main (int argc, char **argv)
   g_test_add_func ("/comm/setup", test_comm_setup);
   g_test_add_func ("/comm/setup-waits", test_comm_setup_waits);
   g_test_add_func ("/comm/setup-errors", test_comm_setup_errors);
+  g_test_add_func ("/comm/call-setup", test_call_setup);
+  g_test_add_func ("/comm/call-setup-errors", test_call_setup_errors);
   int status = g_test_run ();
   if (common_system != NULL) {
     g_unlink (common_system);

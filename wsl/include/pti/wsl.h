@@ -773,6 +773,40 @@ PTI_API gboolean pti_mpi_comm_setup (PtiContext *ctx, const PtiComm *parent, gui
                                      PtiCommSetup kind, GError **error);
 
 /**
+ * PtiCallSetup:
+ * @PTI_CALL_SETUP_FIRST_COLLECTIVE: the rank's first call of a collective
+ *   function (the caller knows it is the first: each function once, a
+ *   blocking one and its non-blocking form apart)
+ * @PTI_CALL_SETUP_COMM_FREE: MPI_Comm_free
+ *
+ * What pti_mpi_call_setup() prices.
+ */
+typedef enum {
+  PTI_CALL_SETUP_FIRST_COLLECTIVE = 0,
+  PTI_CALL_SETUP_COMM_FREE = 1,
+} PtiCallSetup;
+
+/**
+ * pti_mpi_call_setup:
+ * @rank: the calling process (world rank)
+ * @what: a #PtiCallSetup
+ *
+ * The MPI library's own local time in a call on @rank beyond the call's
+ * messages (wsl/COLLECTIVES.md, "Communicator creation"): for
+ * PTI_CALL_SETUP_FIRST_COLLECTIVE the system's `<mpi><first_collective>`,
+ * `first` the first time the rank calls this and `other` every later time
+ * (call it before the collective itself); for PTI_CALL_SETUP_COMM_FREE its
+ * `<mpi><comm_free>`, `first` for the rank's first free and `later` for
+ * every other.  A fixed time not scaled by the CPU model (a use named
+ * "mpi_setup"); none without the element.  No messages: MPI_Comm_free
+ * does not synchronise the ranks in Open MPI.
+ * Returns: FALSE with @error if @rank is not a process or @what not a
+ *   #PtiCallSetup.
+ */
+PTI_API gboolean pti_mpi_call_setup (PtiContext *ctx, guint rank, PtiCallSetup what,
+                                     GError **error);
+
+/**
  * pti_comm_rank:
  * @world_rank: a process
  *
