@@ -43,12 +43,7 @@ for round in $(seq 1 "$rounds"); do
     for ranks in 1 2; do
       d=$work/n$n-np$ranks
       rm -rf "$d"; mkdir -p "$d"
-      python3 - "$root" "$((2 * n))" "$ranks" "$d/hpccinf.txt" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1] + '/tests/bench')
-import accuracy
-open(sys.argv[4], 'w').write(accuracy.HPCCINF.format(n=int(sys.argv[2]), nb=80, q=int(sys.argv[3])))
-PY
+      python3 "$root/tests/bench/hpcc/hpccinf.py" "$((2 * n))" "$ranks" "$d/hpccinf.txt"
       (cd "$d" && mpirun -np "$ranks" hpcc >/dev/null 2>&1)
       t=$(sed -n 's/^PTRANS_time=//p' "$d/hpccoutf.txt")
       echo "  n $n, $ranks rank(s): hpcc PTRANS_time $(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1e6 }') us"
