@@ -21,12 +21,18 @@
  * so they start where pdmatgen leaves them: in the caches as far as they
  * fit), then a barrier; the span is timed from it, as PTRANS_time is.
  *
- *   mpirun -np Q ptrans-phases N [NB [REPS]]
+ * With PRIVATE = 1 each transpose first packs the same part into a buffer
+ * no other process reads (phase pack-private, not in the span): what the
+ * pack costs when its lines are not the ones the other CPU read in the
+ * last exchange.
+ *
+ *   mpirun -np Q ptrans-phases N [NB [REPS [PRIVATE]]]
  * prints per phase the median, least and largest over REPS transposes of the
  * slowest rank's time and rank 0's ns per element of the phase, then each
  * rank's own median (the exchange holds the wait for the later rank):
- *   phase=local|pack|xchg|unpack|span us=.. min_us=.. max_us=.. elements=.. ns_per_element=..
- *   rank=R local_us=.. pack_us=.. xchg_us=.. unpack_us=.. span_us=.. */
+ *   phase=local|pack|xchg|unpack|span|pack-private us=.. min_us=.. max_us=.. elements=..
+ *         ns_per_element=..
+ *   rank=R local_us=.. pack_us=.. xchg_us=.. unpack_us=.. span_us=.. pack-private_us=.. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -67,8 +73,28 @@ global_of (int j, int nb, int r, int q)
   return ((j / nb) * q + r) * nb + j % nb;
 }
 
-enum { LOCAL, PACK, XCHG, UNPACK, SPAN, PHASES };
-static const char *names[PHASES] = { "local", "pack", "xchg", "unpack", "span" };
+enum { LOCAL, PACK, XCHG, UNPACK, SPAN, PRIVATE, PHASES };
+static const char *names[PHASES] = { "local", "pack", "xchg", "unpack", "span", "pack-private" };
+
+/* The pack of pdtrans's dtr2bf_ on a 1 x Q grid: rank @to's row blocks of
+ * A (n x mine, leading dimension ld) into @t (leading dimension nl),
+ * transposed.  Returns the elements packed. */
+static long
+pack (double *t, long nl, const double *a, size_t ld, int n, int nb, int q, int to, int mine)
+{
+  long count = 0;
+  for (int i0 = to * nb, kb = 0; i0 < n; i0 += q * nb, kb++) {
+    int rows = n - i0 < nb ? n - i0 : nb;
+    for (int jj = 0; jj < mine; jj++) {
+      const double *ac = a + ld * jj + i0;
+      double *tr = t + jj + nl * (long) kb * nb;
+      for (int k = 0; k < rows; k++)
+        tr[nl * k] = ac[k];
+    }
+    count += (long) rows * mine;
+  }
+  return count;
+}
 
 int
 main (int argc, char **argv)
@@ -78,10 +104,11 @@ main (int argc, char **argv)
   MPI_Comm_rank (MPI_COMM_WORLD, &me);
   MPI_Comm_size (MPI_COMM_WORLD, &q);
   int n = argc > 1 ? atoi (argv[1]) : 0, nb = argc > 2 ? atoi (argv[2]) : 80;
-  int reps = argc > 3 ? atoi (argv[3]) : 20;
-  if (n < 1 || nb < 1 || reps < 1) {
+  int reps = argc > 3 ? atoi (argv[3]) : 20, private = argc > 4 ? atoi (argv[4]) : 0;
+  if (n < 1 || nb < 1 || reps < 1 || (private != 0 && private != 1)) {
     if (me == 0)
-      fprintf (stderr, "usage: %s N [NB [REPS]]  (all >= 1)\n", argv[0]);
+      fprintf (stderr, "usage: %s N [NB [REPS [PRIVATE]]]  (N, NB, REPS >= 1; PRIVATE 0 or 1)\n",
+               argv[0]);
     MPI_Finalize ();
     return 2;
   }
@@ -90,13 +117,15 @@ main (int argc, char **argv)
   size_t ld = (size_t) n;
   double *a = malloc (ld * mine * sizeof *a), *c = malloc (ld * mine * sizeof *c);
   double *t = malloc (nl * nl * sizeof *t), *r = malloc (nl * nl * sizeof *r);
+  double *own = malloc (nl * nl * sizeof *own);
   double *times = calloc ((size_t) reps * PHASES, sizeof *times);
-  if (!a || !c || !t || !r || !times) {
+  if (!a || !c || !t || !r || !own || !times) {
     fprintf (stderr, "ptrans-phases: out of memory for n = %d\n", n);
     MPI_Abort (MPI_COMM_WORLD, 1);
   }
   memset (t, 0, nl * nl * sizeof *t);
   memset (r, 0, nl * nl * sizeof *r);
+  memset (own, 0, nl * nl * sizeof *own);
   long elements[PHASES] = { 0 };
   unsigned seed = 12345u + me;
   for (int rep = 0; rep < reps; rep++) {
@@ -125,17 +154,13 @@ main (int argc, char **argv)
     ph[LOCAL] = now () - t0;
     for (int d = 1; d < q; d++) {
       int to = (me - d + q) % q, from = (me + d) % q;
-      double t1 = now ();
-      for (int i0 = to * nb, kb = 0; i0 < n; i0 += q * nb, kb++) {
-        int rows = n - i0 < nb ? n - i0 : nb;
-        for (int jj = 0; jj < mine; jj++) {
-          const double *ac = a + ld * jj + i0;
-          double *tr = t + jj + nl * (long) kb * nb;
-          for (int k = 0; k < rows; k++)
-            tr[nl * k] = ac[k];
-        }
-        cnt[PACK] += (long) rows * mine;
+      if (private) {
+        double t0p = now ();
+        cnt[PRIVATE] += pack (own, nl, a, ld, n, nb, q, to, mine);
+        ph[PRIVATE] += now () - t0p;
       }
+      double t1 = now ();
+      cnt[PACK] += pack (t, nl, a, ld, n, nb, q, to, mine);
       double t2 = now ();
       MPI_Sendrecv (t, (int) (nl * nl), MPI_DOUBLE, to, 0, r, (int) (nl * nl), MPI_DOUBLE, from, 0,
                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -158,7 +183,7 @@ main (int argc, char **argv)
       ph[XCHG] += t3 - t2;
       ph[UNPACK] += t4 - t3;
     }
-    ph[SPAN] = now () - t0;
+    ph[SPAN] = now () - t0 - ph[PRIVATE];
     cnt[SPAN] = (long) n * mine;
     for (int p = 0; p < PHASES; p++)
       elements[p] = cnt[p];
@@ -178,7 +203,7 @@ main (int argc, char **argv)
             mine, nl, sink);
     double *v = malloc (reps * sizeof *v);
     for (int p = 0; p < PHASES; p++) {
-      if (q == 1 && (p == PACK || p == XCHG || p == UNPACK))
+      if ((q == 1 && (p == PACK || p == XCHG || p == UNPACK)) || (p == PRIVATE && (!private || q == 1)))
         continue;
       for (int i = 0; i < reps; i++)
         v[i] = slow[(size_t) i * PHASES + p];
@@ -190,7 +215,7 @@ main (int argc, char **argv)
     }
     for (int rk = 0; rk < q && q > 1; rk++) {
       printf ("rank=%d", rk);
-      for (int p = 0; p < PHASES; p++) {
+      for (int p = 0; p < PHASES - !private; p++) {
         for (int i = 0; i < reps; i++)
           v[i] = all[((size_t) rk * reps + i) * PHASES + p];
         qsort (v, reps, sizeof *v, cmp_double);
@@ -207,6 +232,7 @@ main (int argc, char **argv)
   free (c);
   free (t);
   free (r);
+  free (own);
   MPI_Finalize ();
   return 0;
 }
