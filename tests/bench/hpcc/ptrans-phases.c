@@ -101,7 +101,8 @@ main (int argc, char **argv)
   int mine = columns_of (n, nb, me, q);
   long nl = (long) ((n + nb - 1) / nb + q - 1) / q * nb;
   size_t ld = (size_t) n;
-  double *a = malloc (ld * mine * sizeof *a), *c = malloc (ld * mine * sizeof *c);
+  size_t cells = ld * (mine > 0 ? (size_t) mine : 1);   /* a rank may own no column */
+  double *a = malloc (cells * sizeof *a), *c = malloc (cells * sizeof *c);
   double *t = malloc (nl * nl * sizeof *t), *r = malloc (nl * nl * sizeof *r);
   double *own = malloc (nl * nl * sizeof *own);
   double *times = calloc ((size_t) reps * PHASES, sizeof *times);
