@@ -53,12 +53,7 @@ for round in $(seq 1 "$rounds"); do
   for ranks in 1 2; do
     d=$work/round$round-np$ranks
     rm -rf "$d"; mkdir -p "$d"
-    python3 - "$root" "$n" "$ranks" "$d/hpccinf.txt" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1] + '/tests/bench')
-import accuracy
-open(sys.argv[4], 'w').write(accuracy.HPCCINF.format(n=int(sys.argv[2]), nb=80, q=int(sys.argv[3])))
-PY
+    python3 "$root/tests/bench/hpcc/hpccinf.py" "$n" "$ranks" "$d/hpccinf.txt"
     (cd "$d" && "$build/cli/pticapture" -q -o trace -- mpirun -np "$ranks" hpcc >/dev/null)
     for r in $(seq 0 $((ranks - 1))); do
       "$build/cli/pticapture" --print "$d/trace" --rank "$r" > "$d/p$r.txt"
