@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libxml/parser.h>
-#include <libxml/xmlschemastypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -260,16 +259,9 @@ schema_from_ctxt (xmlSchemaParserCtxt *pctxt, const char *name, GError **error)
  * change, compiling hmc.xsd takes longer than loading a small system, and a
  * program may make many contexts (a parameter sweep, a fuzzer).  Keyed by
  * "file:PATH" or by "text:" and the text of an embedded schema; only
- * schemas that compile are kept.  A schema is compiled outside the lock, so
- * that two schemas compile at once (pti_xml_schema_prefetch_memory's thread
- * and the system's); a caller that wants one being compiled waits for it. */
-typedef struct {
-  xmlSchema *schema;    /* NULL while compiling */
-} SchemaEntry;
-
+ * schemas that compile are kept. */
 static GMutex schema_lock;
-static GCond schema_compiled;
-static GHashTable *schema_cache;   /* char * -> SchemaEntry *, both owned, never freed */
+static GHashTable *schema_cache;   /* char * -> xmlSchema *, both owned, never freed */
 
 /* A key holds a whole schema: g_str_hash over every byte, twice a schema,
  * cost ptieval 0.9 M instructions a run.  The length and both ends tell
@@ -287,88 +279,28 @@ schema_key_hash (gconstpointer key)
   return h;
 }
 
-/* libxml2 builds its table of built-in schema types on the first compile,
- * without a lock: build it before a second thread can compile. */
-static void
-schema_init_once (void)
-{
-  static gsize done = 0;
-  if (g_once_init_enter (&done)) {
-    xmlInitParser ();
-    xmlSchemaInitTypes ();
-    g_once_init_leave (&done, 1);
-  }
-}
-
 static xmlSchema *
 schema_cached (const char *kind, const char *source, const char *name, xmlDoc *parsed,
                GError **error)
 {
-  schema_init_once ();
   g_autofree char *key = g_strconcat (kind, ":", source, NULL);
   g_mutex_lock (&schema_lock);
   if (schema_cache == NULL)
     schema_cache = g_hash_table_new (schema_key_hash, g_str_equal);
-  SchemaEntry *entry;
-  while ((entry = g_hash_table_lookup (schema_cache, key)) != NULL && entry->schema == NULL)
-    g_cond_wait (&schema_compiled, &schema_lock);
-  if (entry != NULL) {
-    g_mutex_unlock (&schema_lock);
-    return entry->schema;
+  xmlSchema *schema = g_hash_table_lookup (schema_cache, key);
+  if (schema == NULL) {
+    /* Schemas are ours, but parse them through the same safe reader. */
+    g_autoptr (xmlDoc) doc = NULL;
+    if (parsed == NULL)
+      doc = strcmp (kind, "file") == 0 ? pti_xml_read_file (source, error)
+                                       : pti_xml_read_memory (source, -1, name, error);
+    if (parsed != NULL || doc != NULL)
+      schema = schema_from_ctxt (xmlSchemaNewDocParserCtxt (parsed ? parsed : doc), name, error);
+    if (schema != NULL)
+      g_hash_table_insert (schema_cache, g_steal_pointer (&key), schema);
   }
-  /* Ours to compile: others wanting it wait on the entry, found compiling. */
-  entry = g_new0 (SchemaEntry, 1);
-  char *owned_key = g_steal_pointer (&key);
-  g_hash_table_insert (schema_cache, owned_key, entry);
-  g_mutex_unlock (&schema_lock);
-
-  /* Schemas are ours, but parse them through the same safe reader. */
-  xmlSchema *schema = NULL;
-  g_autoptr (xmlDoc) doc = NULL;
-  if (parsed == NULL)
-    doc = strcmp (kind, "file") == 0 ? pti_xml_read_file (source, error)
-                                     : pti_xml_read_memory (source, -1, name, error);
-  if (parsed != NULL || doc != NULL)
-    schema = schema_from_ctxt (xmlSchemaNewDocParserCtxt (parsed ? parsed : doc), name, error);
-
-  g_mutex_lock (&schema_lock);
-  if (schema != NULL) {
-    entry->schema = schema;
-  } else {
-    /* Not kept: a waiter compiles it again and gets the error itself. */
-    g_hash_table_remove (schema_cache, owned_key);
-    g_free (owned_key);
-    g_free (entry);
-  }
-  g_cond_broadcast (&schema_compiled);
   g_mutex_unlock (&schema_lock);
   return schema;
-}
-
-static gpointer
-schema_prefetch_thread (gpointer data)
-{
-  const char *const *args = data;
-  g_autoptr (GError) ignored = NULL;   /* the caller's own compile reports it */
-  schema_cached ("text", args[0], args[1], NULL, &ignored);
-  g_free (data);
-  return NULL;
-}
-
-void
-pti_xml_schema_prefetch_memory (const char *text, const char *name)
-{
-  schema_init_once ();
-  const char **args = g_new (const char *, 2);
-  args[0] = text;
-  args[1] = name;
-  g_autoptr (GError) local = NULL;
-  GThread *thread = g_thread_try_new ("pti-schema", schema_prefetch_thread, args, &local);
-  if (thread == NULL) {
-    g_free (args);   /* no thread: the caller compiles it when it needs it */
-    return;
-  }
-  g_thread_unref (thread);
 }
 
 xmlSchema *

@@ -41,12 +41,6 @@ PTI_API xmlDoc *pti_xml_read_memory (const char *text, gssize len, const char *n
 PTI_API xmlSchema *pti_xml_schema_from_file (const char *path, GError **error);
 PTI_API xmlSchema *pti_xml_schema_from_memory (const char *text, const char *name,
                                                GError **error);
-/* Start compiling the schema @text on a thread of its own, for a caller
- * that will want it soon and has other work to do first: a later
- * pti_xml_schema_from_memory (@text) waits for that compile instead of
- * starting its own.  @text and @name must live until the process ends
- * (an embedded schema); errors are left to the later call. */
-PTI_API void pti_xml_schema_prefetch_memory (const char *text, const char *name);
 /* The same for a caller that has looked into the schema's document first:
  * @doc is @text parsed by pti_xml_read_memory (transfer none), compiled
  * unless @text is already, so the text is parsed once. */

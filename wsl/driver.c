@@ -984,13 +984,6 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
   g_autoptr (PtiReplayNotes) notes = pti_replay_notes_new ();
   if (by_call)
     pti_replay_notes_track_calls (notes);
-  /* A workload file's schema takes longer to compile than most systems
-   * take to load: compile it meanwhile, on the second core. */
-  PtiSourceFormat sniffed = PTI_SOURCE_UNKNOWN;
-  g_autoptr (GError) sniff_error = NULL;   /* reported by the build, which sniffs again */
-  if (workload_file != NULL && pti_source_sniff (workload_file, &sniffed, &sniff_error)
-      && sniffed == PTI_SOURCE_WORKLOAD_XML)
-    pti_workload_file_prefetch_schema ();
   PtiSourceFormat format = PTI_SOURCE_UNKNOWN;
   gint64 t1 = 0;
   g_autoptr (PtiContext) ctx = driver_run (&run, ranges, output, show ? &progress : NULL, notes,

@@ -1838,12 +1838,6 @@ build (Loader *ld, xmlNode *root, Block *program, GError **error)
   return compile_block (ld, pti_xml_first_element (prog), program, error);
 }
 
-void
-pti_workload_file_prefetch_schema (void)
-{
-  pti_xml_schema_prefetch_memory (pti_workload_xsd, "workload.xsd");
-}
-
 xmlDoc *
 pti_workload_file_read (const char *path, GError **error)
 {

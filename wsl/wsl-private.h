@@ -65,10 +65,6 @@ gboolean pti_workload_file_build (PtiContext *ctx, const char *path, GError **er
  * pti_workload_file_build() starts with; ptisweep reads the declared
  * parameters from it).  (transfer full) or NULL with @error. */
 xmlDoc *pti_workload_file_read (const char *path, GError **error);
-/* Start compiling workload.xsd on a thread of its own, so that it is ready
- * (or nearly) when pti_workload_file_read wants it: for ptieval, which
- * loads the system first. */
-void pti_workload_file_prefetch_schema (void);
 
 /* The checks every device use goes through: the processes are set, the
  * workload is not evaluated, @rank is a process (and the one a source is
