@@ -1,6 +1,7 @@
 #!/bin/sh
 # static-link.sh PTIEVAL: with -Dstatic_deps=true, ptieval needs no shared
-# library but the C library's (libc, libm, libgcc_s, the dynamic loader):
+# library but the C library's (libc, libm, libgcc_s, the dynamic loader;
+# and the sanitizers' runtimes in a sanitized build):
 # a missing static archive must not quietly bring back its shared object,
 # whose loading is what the option saves.
 set -u
@@ -11,6 +12,7 @@ bad=""
 for lib in $needed; do
   case $lib in
     libc.so.*|libm.so.*|libgcc_s.so.*|ld-linux*.so.*) ;;
+    libasan.so.*|libubsan.so.*) ;;   # -Db_sanitize: the sanitizers' runtimes come first
     *) bad="$bad $lib" ;;
   esac
 done
