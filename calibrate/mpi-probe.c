@@ -3,6 +3,7 @@
  * host's mpicc, run with mpirun -np 2.  C17 + MPI + POSIX.
  *
  *   mpi-probe --sizes B1,B2,... [--reps N] [--target-ms MS] [--samples N] [--budget-s S]
+ *             [--write 0|1]
  *   mpi-probe --comm N
  *
  * Rank 0 prints key=value lines (times in ns, medians with quartiles and
@@ -19,6 +20,8 @@
  *   eager bytes=E next=E+1           the largest payload sent eagerly
  *   gap t=.. ..                      time per message of back-to-back 8-byte sends
  *   noise preempted=.. dirty=..      ping-pong samples taken again (see pingpong)
+ *   write of=pp|xch|x2 bytes=N t=..  the senders' writes of their buffers per round (the
+ *                                    time taken out of the figure of that name)
  * With --comm, only what making and freeing a communicator and a
  * collective function's first call cost (measure_comm, measure_first_calls):
  *   comm first=.. first_topology=.. later=.. allreduce=.. free_first=.. free_later=.. n=N
@@ -28,6 +31,18 @@
  *                                    less later
  * The send and receive times are measured up to 64 KiB (OVERHEAD_MAX):
  * beyond the eager limit they hold the whole protocol, not an overhead.
+ *
+ * Written buffers (the default; --write 0: clean ones, to compare).  A
+ * program writes its send buffer just before sending it (it packs halo
+ * cells or ghost atoms, or computes the values in place), so the
+ * receiver's copy reads lines the sender's core has just modified, which
+ * costs more than reading a buffer sent unchanged a thousand times
+ * (capture/README.md, "Where melt's exchanges go").  So the sender stores
+ * to every word of its send buffer before each message, inside the timed
+ * rounds, as the program does, and the stores' own time is measured
+ * around them and taken out of the round: a capture records the writing
+ * as the program's computation (a burst between two MPI calls), so only
+ * what the message costs beyond it belongs to the network's figures.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -72,6 +87,48 @@ static double target_ns = 2e6;
 
 static long preempted, dirty;
 
+/* Whether senders write their buffers before each message (write_send),
+ * and this rank's time spent writing in the current timed rounds. */
+static int write_buffers = 1;
+static double write_ns, clock_ns;
+
+/* Store to every word of the @bytes of @buf about to be sent, with values
+ * that change from one message to the next, as a program packing its data
+ * does: every line becomes modified in this core's cache.  Ordinary
+ * stores (a loop, not memset, whose large sizes may bypass the cache as
+ * a program's loop does not); timed into write_ns.  Reading the clock
+ * twice costs about two clock reads of wall time, of which the interval
+ * holds one: the other (clock_ns, measure_clock) is added, so that the
+ * timing's own cost is not left in the message's figure. */
+static void
+write_send (char *buf, long bytes)
+{
+  static unsigned long long v;
+  if (!write_buffers)
+    return;
+  double t0 = now_ns ();
+  unsigned long long *w = (unsigned long long *) (void *) buf;
+  long words = bytes / 8;
+  v++;
+  for (long i = 0; i < words; i++)
+    w[i] = v + (unsigned long long) i;
+  for (long i = words * 8; i < bytes; i++)
+    buf[i] = (char) v;
+  write_ns += now_ns () - t0 + clock_ns;
+}
+
+/* The time between two back-to-back reads of the clock: median of 101. */
+static void
+measure_clock (void)
+{
+  double v[101];
+  for (int i = 0; i < 101; i++) {
+    double t0 = now_ns ();
+    v[i] = now_ns () - t0;
+  }
+  clock_ns = probe_stats (v, 101).med;
+}
+
 /* What a timed round is: a ping-pong round trip, an exchange (both ranks
  * send at once), or two messages each way at once. */
 typedef enum { ROUND_PINGPONG, ROUND_EXCHANGE, ROUND_TWO_EACH_WAY } Round;
@@ -82,18 +139,22 @@ one_round (Round kind, long bytes)
   int other = 1 - me;
   if (kind == ROUND_PINGPONG) {
     if (me == 0) {
+      write_send (sbuf, bytes);
       MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
       MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv (rbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      write_send (sbuf, bytes);
       MPI_Send (sbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
     }
-  } else if (kind == ROUND_EXCHANGE)
+  } else if (kind == ROUND_EXCHANGE) {
+    write_send (sbuf, bytes);
     MPI_Sendrecv (sbuf, (int) bytes, MPI_BYTE, other, 11, rbuf, (int) bytes, MPI_BYTE, other,
                   11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  else {
+  } else {
     /* the second message's buffers follow the first's (both allocated for it) */
     MPI_Request rq[4];
+    write_send (sbuf, 2 * bytes);
     MPI_Irecv (rbuf, (int) bytes, MPI_BYTE, other, 12, MPI_COMM_WORLD, &rq[0]);
     MPI_Irecv (rbuf + bytes, (int) bytes, MPI_BYTE, other, 13, MPI_COMM_WORLD, &rq[1]);
     MPI_Isend (sbuf, (int) bytes, MPI_BYTE, other, 12, MPI_COMM_WORLD, &rq[2]);
@@ -103,16 +164,21 @@ one_round (Round kind, long bytes)
 }
 
 /* The time of one round of @kind with @bytes, averaged over @k rounds
- * (a ping-pong's: half the round trip, the one-way time).  Both ranks
+ * (a ping-pong's: half the round trip, the one-way time), less the
+ * senders' writes (write_send), into *@write the writes' time per round.
+ * Rank 0's clock times the rounds: a ping-pong's round trip holds both
+ * ranks' writes, one after the other; in an exchange the ranks write at
+ * the same time, so a round holds one write, the two ranks' mean.  Both ranks
  * poll, so each has the CPU all the time unless another process takes it:
  * a sample where either rank was disturbed (PROBE_CLEAN) is taken again
  * (PROBE_TRIES, while the budget lasts; then kept as it is; "preempted"
  * and "dirty" count). */
 static double
-timed_rounds (Round kind, long bytes, int k)
+timed_rounds (Round kind, long bytes, int k, double *write)
 {
-  double t;
+  double t, written;
   for (int tries = 0;; tries++) {
+    write_ns = 0;
     MPI_Barrier (MPI_COMM_WORLD);
     double c0 = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID), t0 = now_ns ();
     for (int i = 0; i < k; i++)
@@ -120,6 +186,7 @@ timed_rounds (Round kind, long bytes, int k)
     t = now_ns () - t0;
     int clean = probe_clock_ns (CLOCK_THREAD_CPUTIME_ID) - c0 >= PROBE_CLEAN * t, all;
     MPI_Allreduce (&clean, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    MPI_Allreduce (&write_ns, &written, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (all)
       break;
     int retry = probe_may_retry (tries);   /* rank 0 decides for both */
@@ -130,7 +197,11 @@ timed_rounds (Round kind, long bytes, int k)
     }
     preempted++;
   }
-  return t / ((kind == ROUND_PINGPONG ? 2.0 : 1.0) * k);
+  if (kind != ROUND_PINGPONG)
+    written /= 2;
+  if (write != NULL)
+    *write = written / k;
+  return (t - written) / ((kind == ROUND_PINGPONG ? 2.0 : 1.0) * k);
 }
 
 /* How many samples to take: @normal, or @fewest once the time budget is
@@ -147,17 +218,23 @@ static void
 measure_rounds (Round kind, long bytes)
 {
   static const char *const name[] = { "pp", "xch", "x2" };
-  timed_rounds (kind, bytes, 4);   /* warm-up: buffers, connection, protocol */
+  timed_rounds (kind, bytes, 4, NULL);   /* warm-up: buffers, connection, protocol */
   /* rounds per sample: enough for target_ns (rank 0 decides) */
-  double one = timed_rounds (kind, bytes, 8) * (kind == ROUND_PINGPONG ? 2 : 1);
+  double w, one = timed_rounds (kind, bytes, 8, &w) * (kind == ROUND_PINGPONG ? 2 : 1) + w;
   int k = (int) (target_ns / (one > 1 ? one : 1)) + 1;
   MPI_Bcast (&k, 1, MPI_INT, 0, MPI_COMM_WORLD);
   int n = agreed_count (reps, 3);
-  double *v = malloc ((size_t) n * sizeof *v);
+  double *v = malloc (2 * (size_t) n * sizeof *v);
   for (int r = 0; r < n; r++)
-    v[r] = timed_rounds (kind, bytes, k);
-  if (me == 0)
+    v[r] = timed_rounds (kind, bytes, k, &v[n + r]);
+  if (me == 0) {
     print_stats (name[kind], bytes, probe_stats (v, n), n);
+    if (write_buffers) {
+      char what[16];
+      snprintf (what, sizeof what, "write of=%s", name[kind]);
+      print_stats (what, bytes, probe_stats (v + n, n), n);
+    }
+  }
   free (v);
 }
 
@@ -170,6 +247,7 @@ measure_send (long bytes)
   for (int s = -2; s < n; s++) {
     if (me == 0) {
       MPI_Recv (NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      write_send (sbuf, bytes);
       double t0 = now_ns ();
       MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
       if (s >= 0)
@@ -206,6 +284,7 @@ measure_recv (long bytes, double delay_ns)
         v[s] = t;
     } else {
       MPI_Recv (NULL, 0, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      write_send (sbuf, bytes);
       MPI_Send (sbuf, (int) bytes, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
     }
   }
@@ -471,6 +550,8 @@ main (int argc, char **argv)
       target_ns = atof (argv[i + 1]) * 1e6;
     else if (strcmp (argv[i], "--budget-s") == 0)
       probe_set_budget (atof (argv[i + 1]));
+    else if (strcmp (argv[i], "--write") == 0)
+      write_buffers = atoi (argv[i + 1]) != 0;
   }
   if (np == 2 && comm > 0) {
     measure_first_calls (comm);
@@ -518,6 +599,7 @@ main (int argc, char **argv)
     printf ("library text=%s\n", version);
   }
   print_binding ();
+  measure_clock ();
   for (int i = 0; i < n; i++)
     measure_rounds (ROUND_PINGPONG, list[i]);
   /* messages in flight at once, for net-node's share of the node: both

@@ -51,6 +51,7 @@ typedef struct {
   double share, share_lo, share_hi;
   guint share_n;
   double first_bytes, last_bytes;   /* the sizes whose exchanges gave the share */
+  double below;                      /* how far the fit's L fell below 0 (kept at 0), or 0 */
 } NodePiece;
 
 /* net-simple's size pieces from the piecewise fit of the one-way times
@@ -58,9 +59,14 @@ typedef struct {
  * message with L = a - o_s - o_r when eager, less also the two 0-byte
  * handshake messages (2 L of the first piece) when rendezvous, and B =
  * 1/b.  A piece extends to the next one's first size (or the eager limit,
- * where the protocol changes); they stop at the first the fit cannot
- * express (no positive cost per byte, or a negative latency: the large,
- * noisy sizes), above which the overall L and B apply.  Returns how many. */
+ * where the protocol changes).  A piece whose a leaves a negative L
+ * (a below the overheads measured apart and the handshake: 220 ns below
+ * for the 1.5-3 KiB piece in the runs of 2026-11-25) keeps L = 0,
+ * pricing its messages that much above the fit (its comment says by how
+ * much): stopping there, as before, left every larger size to the
+ * overall L and B, 2.0-2.4 us for a 12-16 KiB message measured at
+ * 5.1-5.5.  They stop at the first piece without a positive cost per
+ * byte, above which the overall L and B apply.  Returns how many. */
 static guint
 node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece *out)
 {
@@ -71,14 +77,17 @@ node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece
     gboolean rendezvous = p->lo > (double) net->eager_limit;
     double rest = p->a - overheads;
     double l = k == 0 ? (rendezvous ? rest / 3 : rest) : (rendezvous ? rest - 2 * l_first : rest);
+    if (!(p->b > 0) || isnan (l))
+      break;
+    double below = l < 0 ? -l : 0;
+    l = MAX (l, 0.0);
     if (k == 0)
       l_first = l;
-    if (!(l >= 0) || !(p->b > 0))
-      break;
     double up_to = k + 1 < npieces ? pieces[k + 1].lo - 1 : p->hi;
     if (p->hi <= (double) net->eager_limit && up_to > (double) net->eager_limit)
       up_to = (double) net->eager_limit;
-    out[written++] = (NodePiece) { up_to, l, 1 / p->b, p, rendezvous, NAN, NAN, NAN, 0 };
+    out[written++] = (NodePiece) { up_to, l, 1 / p->b, p, rendezvous, NAN, NAN, NAN, 0, 0, 0,
+                                   below };
   }
   return written;
 }
@@ -202,7 +211,7 @@ append_pieces (GString *xml, const NodePiece *pc, guint written, guint n_fitted,
     "where w drifts across a piece of the fit, the piece is cut into runs of sizes one share "
     "serves, each exchange within %g%% of what its own w gives, each run a piece with the "
     "fit's L and B and the median of its w.", n_fitted, npieces, pc[written - 1].up_to,
-    n_fitted < npieces ? " (the next piece of the fit has no positive latency or cost per byte)"
+    n_fitted < npieces ? " (the next piece of the fit has no positive cost per byte)"
                        : "", 100 * SHARE_TOLERANCE);
   cal_xml_comment (xml, 6, c);
   for (guint k = 0; k < written; k++) {
@@ -216,13 +225,19 @@ append_pieces (GString *xml, const NodePiece *pc, guint written, guint n_fitted,
       ? cal_strdup_printf ("share %.3g, the exchange of %s", pc[k].share, lo)
       : cal_strdup_printf ("share %.3g, the median of %u sizes, %s to %s (%.3g to %.3g)",
                            pc[k].share, pc[k].share_n, lo, hi, pc[k].share_lo, pc[k].share_hi);
+    g_autofree char *kept = pc[k].below > 0
+      ? cal_strdup_printf (" (a gives L = %.4g ns: kept at 0, so that its messages cost %.4g "
+                           "ns more than the fit)", -pc[k].below * 1e9,
+                           pc[k].below * 1e9 * (pc[k].rendezvous && k == 0 ? 3 : 1))
+      : g_strdup ("");
     g_autofree char *what = k > 0 && pc[k - 1].fit == p
       ? cal_strdup_printf ("The same fit's L and B; %s", sh)
       : cal_strdup_printf (
         "%s messages of %.0f to %.0f B measured: a = %.4g ns, b = %.4g ps/B (largest error "
-        "%.1f%%), so L = %.4g ns%s and B = %s MB/s; %s", pc[k].rendezvous ? "Rendezvous" : "Eager",
-        p->lo, p->hi, p->a * 1e9, p->b * 1e12, 100 * p->max_err, pc[k].latency * 1e9,
-        k == 0 ? "" : pc[k].rendezvous ? " (less the handshake)" : "", d_b, sh);
+        "%.1f%%), so L = %.4g ns%s%s and B = %s MB/s; %s",
+        pc[k].rendezvous ? "Rendezvous" : "Eager", p->lo, p->hi, p->a * 1e9, p->b * 1e12,
+        100 * p->max_err, pc[k].latency * 1e9,
+        k == 0 ? "" : pc[k].rendezvous ? " (less the handshake)" : "", kept, d_b, sh);
     cal_xml_comment (xml, 6, what);
     g_string_append_printf (xml, "      <piece up_to=\"%.0f\"><latency unit=\"ns\">%s</latency>"
                             "<bandwidth unit=\"MB/s\">%s</bandwidth>", pc[k].up_to, d_l, d_b);
@@ -476,7 +491,12 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
     "One-way time = half a ping-pong round trip, median of %s samples of at least %s ms each; a "
     "sample in "
     "which either rank lost the CPU (CPU time under 97%% of the wall time; both poll) is taken "
-    "again: %s.  net-node prices a lone eager message o_s + L + n/B + o_r and a "
+    "again: %s.  The sender stores to every word of its buffer before each message, as a "
+    "program packing or computing its data does (the receiver's copy then reads lines the "
+    "sender's core has just modified, which costs more than a buffer sent unchanged), and the "
+    "stores' own time, which a capture records as the program's computation, is taken out of "
+    "every figure (calibrate/README.md, \"Written buffers\").  "
+    "net-node prices a lone eager message o_s + L + n/B + o_r and a "
     "rendezvous one o_s + 3L + n/B + o_r as net-simple does (models/net-simple/README.md): o_s, "
     "o_r and the eager limit are measured directly, L and B fitted to the one-way times up to "
     "%g MiB (least squares on the relative error).  Messages in flight at once share the "
