@@ -99,6 +99,25 @@ typedef struct {
 guint cal_piecewise_fit (const CalSize *sizes, guint n, double eager_limit, guint extra,
                          CalPiece *pieces);
 
+/* A size piece as the model prices it: messages of up to @up_to bytes
+ * cost L + n/B alone (models/net-simple/README.md); @share is net-node's
+ * (models/net-node/README.md), NAN where no exchange was measured. */
+typedef struct {
+  double up_to, latency, bandwidth;
+  const CalPiece *fit;
+  gboolean rendezvous;
+  double share, share_lo, share_hi;
+  guint share_n;
+  double first_bytes, last_bytes;   /* the sizes whose exchanges gave the share */
+  double below;                      /* how far the fit's L fell below 0 (kept at 0), or 0 */
+} CalNodePiece;
+
+/* net-node's size pieces from the piecewise fit (the rules are beside its
+ * definition in mpi.c): their share fields NAN and 0, to be filled from
+ * the exchanges.  Returns how many of @npieces were written to @out. */
+guint cal_node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces,
+                       CalNodePiece *out);
+
 /* net-node's share within one size piece (models/net-node/README.md), run
  * by run: @w[i] is the share size i's exchange gives, @sens[i] how much
  * that exchange moves, relative to its time, per unit of share (2 D / t_x),

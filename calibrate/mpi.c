@@ -41,18 +41,6 @@ fmt_bytes (double b)
   return cal_strdup_printf ("%g B", b);
 }
 
-/* A size piece as the model prices it: messages of up to @up_to bytes
- * cost L + n/B alone (models/net-simple/README.md); @share is net-node's
- * (models/net-node/README.md), NAN where no exchange was measured. */
-typedef struct {
-  double up_to, latency, bandwidth;
-  const CalPiece *fit;
-  gboolean rendezvous;
-  double share, share_lo, share_hi;
-  guint share_n;
-  double first_bytes, last_bytes;   /* the sizes whose exchanges gave the share */
-  double below;                      /* how far the fit's L fell below 0 (kept at 0), or 0 */
-} NodePiece;
 
 /* net-simple's size pieces from the piecewise fit of the one-way times
  * (models/net-simple/README.md): a piece of one-way time a + n b prices a
@@ -67,8 +55,9 @@ typedef struct {
  * overall L and B, 2.0-2.4 us for a 12-16 KiB message measured at
  * 5.1-5.5.  They stop at the first piece without a positive cost per
  * byte, above which the overall L and B apply.  Returns how many. */
-static guint
-node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece *out)
+guint
+cal_node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces,
+                 CalNodePiece *out)
 {
   double overheads = net->send_overhead + net->recv_overhead, l_first = NAN;
   guint written = 0;
@@ -86,8 +75,8 @@ node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece
     double up_to = k + 1 < npieces ? pieces[k + 1].lo - 1 : p->hi;
     if (p->hi <= (double) net->eager_limit && up_to > (double) net->eager_limit)
       up_to = (double) net->eager_limit;
-    out[written++] = (NodePiece) { up_to, l, 1 / p->b, p, rendezvous, NAN, NAN, NAN, 0, 0, 0,
-                                   below };
+    out[written++] = (CalNodePiece) { up_to, l, 1 / p->b, p, rendezvous, NAN, NAN, NAN, 0, 0,
+                                      0, below };
   }
   return written;
 }
@@ -95,7 +84,7 @@ node_pieces (const CalNet *net, const CalPiece *pieces, guint npieces, NodePiece
 /* A lone message's work in net-node: L + n/B of the piece that prices it
  * (@above: the top-level L and B, for sizes above the last piece). */
 static double
-lone_work (const NodePiece *pc, guint n, const NodePiece *above, double bytes)
+lone_work (const CalNodePiece *pc, guint n, const CalNodePiece *above, double bytes)
 {
   for (guint k = 0; k < n; k++)
     if (bytes <= pc[k].up_to)
@@ -124,12 +113,12 @@ lone_work (const NodePiece *pc, guint n, const NodePiece *above, double bytes)
  * (room for @max_out); above the last piece, the median of the
  * sizes above it, uncut. */
 static guint
-node_shares (const NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, guint npp,
-             const CalSize *xch, guint nx, NodePiece *out, guint max_out)
+node_shares (const CalNodePiece *pc, guint n, CalNodePiece *above, const CalSize *pp,
+             guint npp, const CalSize *xch, guint nx, CalNodePiece *out, guint max_out)
 {
   guint written = 0;
   for (guint k = 0; k <= n; k++) {
-    const NodePiece *piece = k < n ? &pc[k] : above;
+    const CalNodePiece *piece = k < n ? &pc[k] : above;
     double lo = k == 0 ? 0 : pc[k - 1].up_to, hi = k < n ? pc[k].up_to : INFINITY;
     double w[64], sens[64], bytes[64];
     guint m = 0;
@@ -154,7 +143,7 @@ node_shares (const NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, 
       guint from = start[r], count = start[r + 1] - from;
       memcpy (v, w + from, count * sizeof *v);
       double share = CLAMP (cal_median (v, count), 0.05, 1.0);
-      NodePiece *o;
+      CalNodePiece *o;
       if (k == n)
         o = above;
       else if (written > 0 && out[written - 1].fit == piece->fit && out[written - 1].share == share)
@@ -188,7 +177,7 @@ node_shares (const NodePiece *pc, guint n, NodePiece *above, const CalSize *pp, 
 }
 
 static void
-append_share (GString *xml, const NodePiece *pc, int indent)
+append_share (GString *xml, const CalNodePiece *pc, int indent)
 {
   if (isnan (pc->share))
     return;
@@ -197,7 +186,8 @@ append_share (GString *xml, const NodePiece *pc, int indent)
 }
 
 static void
-append_pieces (GString *xml, const NodePiece *pc, guint written, guint n_fitted, guint npieces)
+append_pieces (GString *xml, const CalNodePiece *pc, guint written, guint n_fitted,
+               guint npieces)
 {
   if (written == 0)
     return;
@@ -470,9 +460,9 @@ cal_mpi_measure (const CalRun *run, const CalMpiOptions *o, GString *xml, GStrin
   }
   CalPiece pieces[5];
   guint npieces = cal_piecewise_fit (sz, pp->len, eager, 3, pieces);
-  NodePiece fitted[5], pc[64];   /* net-node reads up to 64 pieces */
-  NodePiece above = { INFINITY, net.latency, net.bandwidth, NULL, TRUE, NAN, NAN, NAN, 0 };
-  guint n_fitted = node_pieces (&net, pieces, npieces, fitted);
+  CalNodePiece fitted[5], pc[64];   /* net-node reads up to 64 pieces */
+  CalNodePiece above = { INFINITY, net.latency, net.bandwidth, NULL, TRUE, NAN, NAN, NAN, 0 };
+  guint n_fitted = cal_node_pieces (&net, pieces, npieces, fitted);
   g_array_sort (xch, cmp_size);
   g_array_sort (x2, cmp_size);
   guint written = node_shares (fitted, n_fitted, &above, sz, pp->len,
