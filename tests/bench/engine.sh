@@ -234,7 +234,7 @@ def cost(pattern):
     return best
 total = cost('PROGRAM TOTALS') or int(re.search(r'([\d,]+) \(100', out).group(1).replace(',', ''))
 front = cost('pull_rank')
-setup = cost('pti_session_new') + cost('pti_workload_file_build')
+setup = cost(r'pti_session_new\w*') + cost('pti_workload_file_build')
 print(f"  total {total:,} instructions: {total / events:,.0f} per event")
 print(f"  front end (workload source: statements, pricing, collectives): {front / events:,.0f} per event")
 print(f"  evaluation (engine and models): {(total - front - setup) / events:,.0f} per event")
