@@ -497,8 +497,24 @@ main (int argc, char **argv)
     "was measured.  A full run takes several minutes; --quick about one.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  /* -O2 as the compilers spell it (and this program's --help, README and
+   * the files it writes): GOption takes a short option's value only as the
+   * next argument, and reads -O2 as the unknown option '2' grouped after
+   * -O.  Split it into -O 2 before parsing; nothing after "--". */
+  g_auto (GStrv) args = g_new0 (char *, 2 * (gsize) argc + 1);
+  for (int i = 0, k = 0, done = 0; i < argc; i++) {
+    if (!done && i > 0 && strncmp (argv[i], "-O", 2) == 0 && argv[i][2] != '\0') {
+      args[k++] = g_strdup ("-O");
+      args[k++] = g_strdup (argv[i] + 2);
+    } else {
+      args[k++] = g_strdup (argv[i]);
+    }
+    done = done || strcmp (argv[i], "--") == 0;
+  }
+  if (!g_option_context_parse_strv (octx, &args, &error))   /* frees what it takes out */
     return fail (error);
+  argc = (int) g_strv_length (args);
+  argv = args;
   if (version) {
     printf ("pticalibrate (pti) %s\n", PTI_VERSION);
     return 0;

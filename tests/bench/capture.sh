@@ -4,9 +4,15 @@
 # replay comes to the run, and what the same runs would do elsewhere
 # (issue 12, points 1, 5 and 6).
 #
-#   tests/bench/capture.sh [--runs N] [--only LIST] [--keep DIR] [BUILD_DIR]
-#   tests/bench/capture.sh --captures DIR [--plain FILE] [BUILD_DIR]    (sections 3 and 4 only)
+#   tests/bench/capture.sh [--runs N] [--only LIST] [--keep DIR] [--system FILE] [BUILD_DIR]
+#   tests/bench/capture.sh --captures DIR [--plain FILE] [--system FILE] [BUILD_DIR]    (sections 3 and 4 only)
 #
+# --system FILE: the system file describing the host the captures were taken
+# on, which section 3 replays them on (default configs/epyc_vm_2cpu.xml, the
+# host of 2026-11-24/25; configs/epyc_zen4_vm_2cpu.xml is the Zen 4 host of
+# 2026-11-25 09:00 on).  Replaying a capture on another host's file prices
+# its messages with the wrong library figures: use the file of the host the
+# captures were taken on.
 # BUILD_DIR defaults to build-bench (configured here, --buildtype=release).
 # --runs (default 5) runs of each case without and with capture,
 # alternating, so that load from elsewhere hits both alike.  --only picks
@@ -27,8 +33,8 @@
 #     without and with capture, median and spread (min-max) over the runs,
 #     the overhead (ratio of medians, % of the run time), the calls captured
 #     and the trace's bytes per call;
-#  3. the replay of each program's last capture on configs/epyc_vm_2cpu.xml
-#     (this host, speed_ratio 1): measured (the captured run's longest rank
+#  3. the replay of each program's last capture on the system file
+#     (--system: this host, speed_ratio 1): measured (the captured run's longest rank
 #     span from the end of MPI_Init to MPI_Finalize) against predicted, the
 #     error, the events replayed, replay speed (events/s) and peak memory;
 #     the largest capture is marked; past 5% of error, the two functions
@@ -45,7 +51,8 @@
 #  4. what-if: the same captures predicted on configs/pc_cluster.xml,
 #     fat_tree_1024.xml and torus_512.xml (contention), and the speed ratios
 #     of those systems (the geometric mean of epyc_vm_2cpu.xml's operation
-#     costs over theirs, configs/README.md).
+#     costs over theirs, configs/README.md; with --system another host's file,
+#     also the ratios against that file, which its captures would need).
 #
 # Two cores are shared with other work on the machines this runs on: trust
 # the medians, and the spreads say how much.  On a quiet 2-core host the
@@ -53,19 +60,21 @@
 # are most of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-runs=5 only=kernels,netpipe,lammps,hpcc out= captures= plain=
+runs=5 only=kernels,netpipe,lammps,hpcc out= captures= plain= system=$root/configs/epyc_vm_2cpu.xml
 while [ $# -gt 0 ]; do
   case $1 in
     --captures) captures=$(cd "$2" && pwd); only=none; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --plain) plain=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --system) system=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --keep) out=$2; shift 2 ;;
     -*) echo "capture.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 build=${1:-$root/build-bench}
+[ -f "$system" ] || { echo "capture.sh: no system file $system" >&2; exit 2; }
 want () { [[ ",$only," == *",$1,"* ]]; }
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$root" --buildtype=release >/dev/null
@@ -232,7 +241,7 @@ fi
 
 # ---- 3. replay on this host, 4. what-if -------------------------------------------
 configs=$root/configs
-echo "== replay of each last capture on configs/epyc_vm_2cpu.xml (this host, speed_ratio 1)"
+echo "== replay of each last capture on $(basename "$system") (this host, speed_ratio 1)"
 echo "   measured: the captured run's longest rank span, end of MPI_Init to MPI_Finalize"
 echo "   plain: that span less the capture's overhead in that run (its wall time less section 2's plain median), when known"
 printf '  %-22s %11s %11s %8s %11s %8s %12s %7s %11s %11s %9s\n' program measured predicted error \
@@ -242,18 +251,59 @@ while read -r name; do
   t=$traces/$name
   bytes=$(du -sbL "$t" | cut -f1)
   if [ "$bytes" -gt "$largest_bytes" ]; then largest=$name largest_bytes=$bytes; fi
-  # each rank's span from its own clock (ranks' clocks are not shared)
-  measured=$(for r in $(seq 0 $(( $(ls "$t"/rank-*.ptc | wc -l) - 1 ))); do
-      "$pticapture" --print "$t" --rank "$r" | awk '$3 == "MPI_Init" || $3 == "MPI_Init_thread" {
-          split($4, a, "="); split($NF, d, "="); s = a[2] + d[2] / 1e9 }
-        $3 == "MPI_Finalize" { split($4, a, "="); print a[2] - s }'
-    done | sort -g | tail -1)
-  "$ptieval" --json "$configs/epyc_vm_2cpu.xml" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
+  # each rank's span from its own clock (ranks' clocks are not shared), and,
+  # where the ranks ran on one host, the ranks' MPI_Init ends and
+  # MPI_Finalize starts on its clock (the HEADER's start, CLOCK_REALTIME at
+  # time 0, plus the records' times): "init end finalize start" per rank
+  for r in $(seq 0 $(( $(ls "$t"/rank-*.ptc | wc -l) - 1 ))); do
+    "$pticapture" --print "$t" --rank "$r" | awk '$3 == "MPI_Init" || $3 == "MPI_Init_thread" {
+        split($4, a, "="); split($NF, d, "="); s = a[2] + d[2] / 1e9 }
+      $3 == "MPI_Finalize" { split($4, a, "="); printf "%.9f %.9f\n", s, a[2] }'
+  done > "$tmp/spans"
+  measured=$(awk '{ print $2 - $1 }' "$tmp/spans" | sort -g | tail -1)
+  skew=$(python3 - "$t" "$tmp/spans" <<'PY'
+# The launch skew: how much later than the first rank the last one left
+# MPI_Init.  The replay starts every rank at once, as the run did from the
+# last rank's MPI_Init on; the first rank's span holds the skew as a wait.
+# Printed as "SKEW_S FROM_LAST_S" (the run from the last rank's MPI_Init
+# end to the last MPI_Finalize), or nothing when the ranks ran on several
+# hosts (their clocks are not one).
+import glob, os, sys
+def varint(b, i):
+    v = sh = 0
+    while True:
+        v |= (b[i] & 0x7F) << sh; sh += 7; i += 1
+        if b[i - 1] < 0x80: return v, i
+def string(b, i):
+    n, i = varint(b, i)
+    return b[i:i + n], i + n
+hosts, starts = set(), []
+for r in range(len(glob.glob(os.path.join(sys.argv[1], "rank-*.ptc")))):
+    b = open(os.path.join(sys.argv[1], "rank-%d.ptc" % r), "rb").read(4096)
+    i = 8 + 2 + 8 + 1                         # magic, version, block frame, HEADER's code
+    _, i = string(b, i)                       # writer
+    for _ in range(3): _, i = varint(b, i)    # rank, size, pid
+    host, i = string(b, i)
+    _, i = varint(b, i); _, i = string(b, i)  # cpu, affinity
+    for _ in range(2): _, i = varint(b, i)    # MPI version
+    _, i = string(b, i)                       # library
+    for _ in range(2): _, i = varint(b, i)    # thread levels
+    start, i = varint(b, i)
+    hosts.add(host); starts.append(start / 1e9)
+rows = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
+if len(hosts) == 1 and len(rows) == len(starts) and len(rows) > 1:
+    ends = [s + a for s, (a, _) in zip(starts, rows)]
+    fins = [s + f for s, (_, f) in zip(starts, rows)]
+    print("%.9f %.9f" % (max(ends) - min(ends), max(fins) - max(ends)))
+PY
+)
+  "$ptieval" --json "$system" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
     { echo "  $name: ptieval failed: $(cat "$tmp/replay.err")"; continue; }
   python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" "$ptieval" \
-      "$configs/epyc_vm_2cpu.xml" "$t" <<'PY'
+      "$system" "$t" "$skew" <<'PY'
 import json, re, subprocess, sys
 name, measured, j = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
+skew = [float(x) for x in sys.argv[9].split()]
 # section 2's line of this program: the median plain wall time; the
 # capture's own wall time from its manifest
 plain_col = "%11s %8s" % ("-", "-")
@@ -272,6 +322,11 @@ notes = ", ".join("%s %d" % (n["what"], n["count"]) for n in j["not_replayed"])
 print(f"  {name:<22} {measured:10.4f}s {p:10.4f}s {100 * (p / measured - 1):+7.1f}% {plain_col} {calls:>12,} "
       f"{size / max(calls, 1):7.2f} {j['events']:>11,} "
       f"{j['events_per_s']:>11,.0f} {j['peak_rss_bytes'] / 1048576:9.1f}" + (f"  notes: {notes}" if notes else ""))
+# a launch skew of 1% of the run or more: the span from the last rank's start
+if skew and skew[0] >= 0.01 * measured:
+    print("  %-22s launch skew %.2f ms (the ranks left MPI_Init that far apart; the replay starts them "
+          "at once): from the last rank's start %.4fs, error %+.1f%%" % (
+              "", 1e3 * skew[0], skew[1], 100 * (p / skew[1] - 1)))
 # past 5%: where the replay departs from the run, its two largest
 # differences by function (ptieval --by-call)
 if abs(p / measured - 1) > 0.05:
@@ -288,24 +343,32 @@ done < "$tmp/list"
 [ -n "$largest" ] && echo "  largest capture: $largest ($((largest_bytes / 1000)) kB)"
 
 echo "== what-if: the same captures predicted elsewhere (s)"
-python3 - "$configs" <<'PY'
-import math, re, sys
+python3 - "$configs" "$system" <<'PY'
+import math, os, re, sys
 def costs(p):
     s = open(p).read()
     b = re.sub(r"<!--.*?-->", "", s[s.index("<cpu_clc"):s.index("</cpu_clc>")], flags=re.S)
     return {m.group(1): float(m.group(2)) for m in re.finditer(r"<([A-Z][A-Z0-9]{3})(?:\s[^>]*)?>([0-9.eE+-]+)</\1>", b)}
-host = costs(sys.argv[1] + "/epyc_vm_2cpu.xml")
-for f in ("pc_cluster", "fat_tree_1024", "torus_512"):
-    t = costs("%s/%s.xml" % (sys.argv[1], f))
-    common = sorted(set(host) & set(t))
-    g = math.exp(sum(math.log(host[c] / t[c]) for c in common) / len(common))
-    print(f"  speed ratio of {f}.xml: geometric mean of epyc_vm_2cpu's cost over its, {len(common)} codes: {g:.5f}")
+hosts = [sys.argv[1] + "/epyc_vm_2cpu.xml"]
+if os.path.realpath(sys.argv[2]) != os.path.realpath(hosts[0]):
+    hosts.append(sys.argv[2])
+for h in hosts:
+    host, hn = costs(h), os.path.basename(h)[:-4]
+    for f in ("pc_cluster", "fat_tree_1024", "torus_512"):
+        t = costs("%s/%s.xml" % (sys.argv[1], f))
+        common = sorted(set(host) & set(t))
+        g = math.exp(sum(math.log(host[c] / t[c]) for c in common) / len(common))
+        print(f"  speed ratio of {f}.xml: geometric mean of {hn}'s cost over its, {len(common)} codes: {g:.5f}")
+if len(hosts) > 1:
+    print("  (the files hold epyc_vm_2cpu's ratios: captures of the other host replay there at those)")
 PY
-printf '  %-22s %12s %12s %12s %12s\n' program epyc_vm_2cpu pc_cluster fat_tree_1024 torus_512
+sysname=$(basename "$system" .xml)
+printf '  %-22s %12s %12s %12s %12s\n' program "$sysname" pc_cluster fat_tree_1024 torus_512
 while read -r name; do
   row=$(printf '  %-22s' "$name")
-  for sys in epyc_vm_2cpu pc_cluster fat_tree_1024 torus_512; do
-    p=$("$ptieval" --json "$configs/$sys.xml" "$traces/$name" 2>/dev/null |
+  for sys in "$system" pc_cluster fat_tree_1024 torus_512; do
+    [ "$sys" = "$system" ] || sys=$configs/$sys.xml
+    p=$("$ptieval" --json "$sys" "$traces/$name" 2>/dev/null |
         python3 -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["predicted_time_s"])' || echo failed)
     row+=$(printf ' %12s' "$p")
   done

@@ -65,6 +65,10 @@ def main():
         results.append(('nothing left behind after a refused output',
                         sorted(os.listdir(tmp)) == ['a-file'], [str(os.listdir(tmp))]))
         case('-O 9: usage, exit 2', run(cal, '-O', '9'), 2, '-O 9', '0 1 2 3 s g z fast')
+        # attached, as compilers (and the README's `pticalibrate -O0`) spell it: the same
+        # level, not an unknown option
+        case('-O9: usage, exit 2, read as -O 9', run(cal, '-O9'), 2, '-O 9', '0 1 2 3 s g z fast')
+        case('-Ofast --version: accepted, exit 0', run(cal, '-Ofast', '--version'), 0)
         case('--cost fast: usage, exit 2', run(cal, '--cost', 'fast'), 2, 'throughput or latency')
         case('--skip disk: usage, exit 2', run(cal, '--skip', 'cpu,disk'), 2, "'disk'")
         case('--name 9lives: usage, exit 2', run(cal, '--name', '9lives'), 2, '--name 9lives')
