@@ -442,6 +442,21 @@ remove_tree (const char *dir)
   g_rmdir (dir);
 }
 
+/* Whether @arg is an option of @entries whose value is the next argument
+ * (--cflags -O3: that -O3 is the value, not the level). */
+static gboolean
+option_takes_value (const GOptionEntry *entries, const char *arg)
+{
+  for (const GOptionEntry *e = entries; e->long_name != NULL; e++) {
+    if (e->arg == G_OPTION_ARG_NONE)
+      continue;
+    if ((arg[0] == '-' && arg[1] == '-' && strcmp (arg + 2, e->long_name) == 0)
+        || (e->short_name != 0 && arg[0] == '-' && arg[1] == e->short_name && arg[2] == '\0'))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,7 +518,8 @@ main (int argc, char **argv)
    * -O.  Split it into -O 2 before parsing; nothing after "--". */
   g_auto (GStrv) args = g_new0 (char *, 2 * (gsize) argc + 1);
   for (int i = 0, k = 0, done = 0; i < argc; i++) {
-    if (!done && i > 0 && strncmp (argv[i], "-O", 2) == 0 && argv[i][2] != '\0') {
+    if (!done && i > 0 && strncmp (argv[i], "-O", 2) == 0 && argv[i][2] != '\0'
+        && !option_takes_value (entries, argv[i - 1])) {
       args[k++] = g_strdup ("-O");
       args[k++] = g_strdup (argv[i] + 2);
     } else {

@@ -69,6 +69,9 @@ def main():
         # level, not an unknown option
         case('-O9: usage, exit 2, read as -O 9', run(cal, '-O9'), 2, '-O 9', '0 1 2 3 s g z fast')
         case('-Ofast --version: accepted, exit 0', run(cal, '-Ofast', '--version'), 0)
+        # a value that looks like a level stays the value of the option before it
+        case('--cost -O3: usage, exit 2, -O3 the kind', run(cal, '--cost', '-O3'), 2,
+             'throughput or latency')
         case('--cost fast: usage, exit 2', run(cal, '--cost', 'fast'), 2, 'throughput or latency')
         case('--skip disk: usage, exit 2', run(cal, '--skip', 'cpu,disk'), 2, "'disk'")
         case('--name 9lives: usage, exit 2', run(cal, '--name', '9lives'), 2, '--name 9lives')
