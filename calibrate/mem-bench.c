@@ -4,7 +4,7 @@
  * without vectorisation (8-byte scalar loads, as the cpu-clc RUDs count
  * them).  Plain C17 + POSIX.
  *
- *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random,runs:512,write]
+ *   mem-bench --sizes B1,B2,... [--patterns unit,strided:512,random,runs:512,transpose:512,write]
  *             [--reps N] [--target-ms MS] [--procs P] [--budget-s S]
  *
  * One line per pattern and size, key=value (bandwidth in bytes/s of data
@@ -30,6 +30,11 @@
  *              many streams for the hardware prefetcher to follow; a working
  *              set too small for 2 runs a stream has fewer streams;
  *              latency: a chase through the lines in the same order;
+ *   transpose:R  bandwidth: a blocked transpose-add of two square matrices
+ *              of the working set, C(j, i) += A(i, j), A's columns read down
+ *              R bytes at a time (bw_transpose: a distributed transpose's
+ *              local part and pack); 16 bytes an element (A's word, C's
+ *              word read and stored over); no latency (lat=nan);
  *   write      bandwidth: a store to every 8-byte word, in order, of lines the
  *              loop does not read (each line is read for ownership, then
  *              written back: what a loop's writes cost, STREAM's copy
@@ -166,6 +171,47 @@ bw_runs (const uint64_t *p, size_t n, size_t run_words, size_t streams, long pas
       }
   sink = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
   return (uint64_t) passes * (streams * runs * (run_words / 8 * 8));
+}
+
+/* A blocked transpose-add, as a distributed transpose's local part is
+ * (HPC Challenge's PTRANS, dtr2mx_): the working set holds two m x m
+ * matrices of words, A and C, column-major with leading dimension ld >= m;
+ * for each block of @rows rows of A, for each column jj, for each row k of
+ * the block: C(jj, i0 + k) += A(i0 + k, jj).  A is read down its columns a
+ * run of @rows words at a time; C is read and written across its columns,
+ * ld words apart: @rows lines of C in flight, each touched again by the
+ * next 7 columns jj (a line holds 8 words of one of C's columns).  ld is m
+ * rounded up to an odd number of lines (transpose_ld): a power-of-two
+ * distance would put every line of a row of C in the same cache sets, a
+ * curve of conflict misses (20 times slower at 4 and 16 MiB, tried on the
+ * EPYC VM of 2026-11-25) rather than of the working set.  Returns the
+ * accesses asked for: 2 an element, A's word read and C's word read and
+ * stored over (a word read and stored over counts once, as in the runs
+ * pattern). */
+static uint64_t
+bw_transpose (uint64_t *p, size_t m, size_t ld, size_t rows, long passes)
+{
+  uint64_t *a = p, *c = p + m * ld;
+  for (long r = 0; r < passes; r++)
+    for (size_t i0 = 0; i0 < m; i0 += rows) {
+      size_t nr = m - i0 < rows ? m - i0 : rows;
+      for (size_t jj = 0; jj < m; jj++) {
+        const uint64_t *ac = a + jj * ld + i0;
+        uint64_t *cr = c + i0 * ld + jj;
+        for (size_t k = 0; k < nr; k++)
+          cr[k * ld] += ac[k];
+      }
+    }
+  return (uint64_t) passes * (m * m) * 2;
+}
+
+/* The leading dimension of an m x m transpose: m rounded up to an odd
+ * number of 8-word lines. */
+static size_t
+transpose_ld (size_t m)
+{
+  size_t lines = (m + 7) / 8;
+  return (lines | 1) * 8;
 }
 
 /* Stores to every word: 8 registers stored in turn, each a different
@@ -364,10 +410,11 @@ timed_sample (int warm, double (*step) (void *), void *ctx)
 typedef struct {
   uint64_t *p;           /* the array read, or stored to (write) */
   const uint32_t *idx;
-  size_t n, m, step;     /* step: words, strided's stride or runs' run */
+  size_t n, m, step;     /* step: words, strided's stride or runs' run, transpose's rows */
+  size_t ld;             /* transpose only: the matrices' leading dimension */
   size_t streams;        /* runs only */
   long chunk;            /* passes per clock check */
-  int kind;              /* 0 unit, 1 strided, 2 random, 3 runs, 4 write */
+  int kind;              /* 0 unit, 1 strided, 2 random, 3 runs, 4 write, 5 transpose */
 } BwCtx;
 
 /* Bytes read (written, for write) by @chunk passes. */
@@ -375,7 +422,8 @@ static double
 bw_step (void *ctx)
 {
   BwCtx *c = ctx;
-  uint64_t acc = c->kind == 4 ? bw_write (c->p, c->n, c->chunk)
+  uint64_t acc = c->kind == 5 ? bw_transpose (c->p, c->m, c->ld, c->step, c->chunk)
+                 : c->kind == 4 ? bw_write (c->p, c->n, c->chunk)
                  : c->kind == 3 ? bw_runs (c->p, c->n, c->step, c->streams, c->chunk)
                  : c->kind == 2 ? bw_random (c->p, c->idx, c->m, c->chunk)
                  : c->kind == 1 ? bw_strided (c->p, c->n, c->step, c->chunk)
@@ -401,6 +449,7 @@ measure (const Pattern *pat, size_t bytes)
   int random = strcmp (pat->pattern, "random") == 0;
   int runs = strcmp (pat->pattern, "runs") == 0;
   int write = strcmp (pat->pattern, "write") == 0;
+  int transpose = strcmp (pat->pattern, "transpose") == 0;
   if (posix_memalign ((void **) &p, 4096, bytes) != 0) {
     fprintf (stderr, "mem-bench: cannot allocate %zu bytes\n", bytes);
     exit (1);
@@ -409,7 +458,16 @@ measure (const Pattern *pat, size_t bytes)
     p[i] = i;
   BwCtx bc = { .p = p, .n = n, .step = strided || runs ? pat->stride / 8 : 1,
                .streams = runs ? runs_streams (bytes, pat->stride) : 1,
-               .kind = write ? 4 : runs ? 3 : random ? 2 : strided ? 1 : 0 };
+               .kind = transpose ? 5 : write ? 4 : runs ? 3 : random ? 2 : strided ? 1 : 0 };
+  if (transpose) {
+    /* two m x m matrices in the working set; a block of more rows than
+     * the matrix has is the whole matrix (a transpose on one process) */
+    bc.m = 1;
+    while ((bc.m + 1) * transpose_ld (bc.m + 1) * 2 <= n)
+      bc.m++;
+    bc.ld = transpose_ld (bc.m);
+    bc.step = pat->stride / 8 < bc.m ? pat->stride / 8 : bc.m;
+  }
   uint32_t *idx = NULL;
   if (random) {
     /* At most 4 Mi random indices: enough to leave no pattern, and the
@@ -423,7 +481,7 @@ measure (const Pattern *pat, size_t bytes)
     bc.idx = idx;
   }
   /* passes per clock check: at least 64 Ki accesses between checks */
-  size_t per_pass = random ? bc.m : strided ? n / bc.step : n;
+  size_t per_pass = random ? bc.m : strided ? n / bc.step : transpose ? 2 * bc.m * bc.m : n;
   bc.chunk = per_pass >= 65536 ? 1 : (long) (65536 / (per_pass ? per_pass : 1)) + 1;
   /* Once the budget is spent, 3 samples a figure (all processes agree). */
   int n_reps = all_clean (probe_may_retry (0)) ? reps : (reps < 3 ? reps : 3);
@@ -436,8 +494,10 @@ measure (const Pattern *pat, size_t bytes)
   free (idx);
 
   /* Latency: the same bytes as lines linked in the pattern's order (none for
-   * stores: no load waits for one). */
-  if (!write) {
+   * stores: no load waits for one; none for transpose, whose loads are
+   * independent and whose order is two matrices', a chase has no one line
+   * order for). */
+  if (!write && !transpose) {
     link_lines ((char *) p, bytes / LINE, pat->pattern, strided || runs ? pat->stride : LINE);
     void *q = p;
     for (int r = -1; r < n_reps; r++) {
@@ -456,7 +516,8 @@ measure (const Pattern *pat, size_t bytes)
     printf ("mem pattern=%s stride=%zu streams=%zu streams_max=%d procs=%d bytes=%zu bw=%.6g "
             "bw_q1=%.6g bw_q3=%.6g bw_min=%.6g bw_max=%.6g lat=%.6g lat_q1=%.6g lat_q3=%.6g lat_min=%.6g "
             "lat_max=%.6g reps=%d\n",
-            pat->pattern, strided || runs ? pat->stride : random ? (size_t) 0 : (size_t) 8,
+            pat->pattern, strided || runs || transpose ? pat->stride
+                                                       : random ? (size_t) 0 : (size_t) 8,
             bc.streams, runs ? RUNS_STREAMS : 1, nprocs, bytes,
             b.med, b.q1, b.q3, b.min, b.max, l.med, l.q1, l.q3, l.min, l.max, n_reps);
     fflush (stdout);
@@ -469,7 +530,8 @@ static void
 usage (const char *argv0)
 {
   fprintf (stderr,
-           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES,write] "
+           "usage: %s --sizes B1,B2,... [--patterns unit,strided:BYTES,random,runs:BYTES,"
+           "transpose:BYTES,write] "
            "[--reps N] [--target-ms MS] [--procs P] [--budget-s S]\n", argv0);
   exit (2);
 }
@@ -511,6 +573,9 @@ main (int argc, char **argv)
       pats[npat++] = (Pattern) { "strided", (size_t) atol (tok + 8) };
     else if (strncmp (tok, "runs:", 5) == 0 && atol (tok + 5) >= LINE && atol (tok + 5) % LINE == 0)
       pats[npat++] = (Pattern) { "runs", (size_t) atol (tok + 5) };
+    else if (strncmp (tok, "transpose:", 10) == 0 && atol (tok + 10) >= LINE
+             && atol (tok + 10) % 8 == 0)
+      pats[npat++] = (Pattern) { "transpose", (size_t) atol (tok + 10) };
     else {
       fprintf (stderr, "mem-bench: unknown pattern '%s'\n", tok);
       return 2;
@@ -545,7 +610,8 @@ main (int argc, char **argv)
       }
       /* A stride pattern needs a few accesses per pass, a runs pattern 2 runs. */
       size_t least = strcmp (pats[k].pattern, "runs") == 0 ? 2 : 16;
-      if (pats[k].stride != 0 && bytes / pats[k].stride < least)
+      if (pats[k].stride != 0 && strcmp (pats[k].pattern, "transpose") != 0
+          && bytes / pats[k].stride < least)
         continue;
       measure (&pats[k], bytes);
     }

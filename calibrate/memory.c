@@ -82,18 +82,23 @@ write_profile (GString *xml, GPtrArray *lines, guint procs, double *worst, char 
       else if (strcmp (pattern, "runs") == 0)
         g_string_append_printf (xml, "    <pattern name=\"runs\" run=\"%.0f\" streams=\"%.0f\">\n",
                                 stride, cal_line_num (l, "streams_max"));
+      else if (strcmp (pattern, "transpose") == 0)
+        g_string_append_printf (xml, "    <pattern name=\"transpose\" run=\"%.0f\">\n", stride);
       else
         g_string_append_printf (xml, "    <pattern name=\"%s\">\n", pattern);
       cur_pattern = pattern;
       cur_stride = stride;
     }
-    /* a store stream has no latency: nothing waits for a store */
-    gboolean store = strcmp (pattern, "write") == 0;
+    /* a store stream has no latency: nothing waits for a store; a
+     * transpose none either (independent loads, no one order to chase) */
+    gboolean transpose = strcmp (pattern, "transpose") == 0;
+    gboolean store = strcmp (pattern, "write") == 0 || transpose;
     CalStat bw = cal_stat_from_line (l, "bw"), lat = cal_stat_from_line (l, "lat");
     g_autofree char *ws = human (bytes);
     g_autofree char *how = store
-      ? cal_strdup_printf ("%s: bandwidth (bytes written) median of %d %.4g GB/s, quartiles "
-                           "%.4g-%.4g (%.1f%%)", ws, bw.n, bw.med / 1e9, bw.q1 / 1e9,
+      ? cal_strdup_printf ("%s: bandwidth (%s) median of %d %.4g GB/s, quartiles "
+                           "%.4g-%.4g (%.1f%%)", ws, transpose ? "bytes of A read and of C read "
+                           "and stored over" : "bytes written", bw.n, bw.med / 1e9, bw.q1 / 1e9,
                            bw.q3 / 1e9, 100 * cal_stat_spread (bw))
       : cal_strdup_printf ("%s: bandwidth median of %d %.4g GB/s, quartiles %.4g-%.4g (%.1f%%); "
                            "latency %.4g ns, quartiles %.4g-%.4g (%.1f%%)", ws, bw.n,
@@ -135,9 +140,10 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     return FALSE;
 
   g_autofree char *sizes = size_list (run->quick, o->max_bytes);
-  const char *patterns = run->quick ? "unit,strided:512,random,runs:512,write"
+  const char *patterns = run->quick ? "unit,strided:512,random,runs:512,transpose:512,write"
                                     : "unit,strided:128,strided:512,strided:4096,random,"
-                                      "runs:256,runs:512,runs:1024,runs:4096,write";
+                                      "runs:256,runs:512,runs:1024,runs:4096,transpose:512,"
+                                      "transpose:8192,write";
   if (run->progress)
     g_printerr ("pticalibrate: memory profile: 4 KiB to %g MiB, %s...\n",
                 o->max_bytes / 1048576.0, patterns);
@@ -151,7 +157,8 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     if (run->progress)
       g_printerr ("pticalibrate: memory profile: the same with %u processes at once...\n",
                   o->procs);
-    if (!run_bench (run, sizes, "unit,random,runs:512,write", o->procs, &out2, &s2, error))
+    if (!run_bench (run, sizes, "unit,random,runs:512,transpose:512,write", o->procs, &out2, &s2,
+                    error))
       return FALSE;
     cal_write_file (run->workdir, "mem-bench-procs.out", out2, NULL);
   }
@@ -185,12 +192,15 @@ cal_memory_measure (const CalRun *run, const CalMemOptions *o, GString *xml, GSt
     "words at random indices read from an index array (4-byte indices, at most 4 Mi of them: "
     "a sparse matrix-vector product's x(col(k))); runs, `streams` sequential streams read in "
     "turn, `run` bytes of each at a time (fewer streams where the working set holds fewer "
-    "than 2 runs of each); write, a store to every word of lines the loop does not read (each "
+    "than 2 runs of each); transpose, two square matrices A and C of the working set (leading "
+    "dimension an odd number of lines), C(j, i) += A(i, j) a block of `run` bytes of A's "
+    "column at a time, in bytes of A read and of C read and stored over per second; write, a "
+    "store to every word of lines the loop does not read (each "
     "line read for ownership, then written back), in bytes written per second.  Latency: a "
     "pointer chase through the working set's 64-byte lines, "
     "consecutive (unit), `stride` bytes apart (strided), in a random cycle (random) or in the "
     "runs' order, each load waiting for the one before (none for write: no load waits for a "
-    "store).  Each figure is the median "
+    "store; none for transpose).  Each figure is the median "
     "of %s samples of at least %s ms; a sample another process interrupted (CPU time under "
     "97%% of the wall time) is taken again: %s.  %s  Time: %.0f s alone, %.0f s together.",
     cc_base, run->quick ? "3" : "7", run->quick ? "3" : "10", noise, procs_text, s1, s2);

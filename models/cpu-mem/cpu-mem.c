@@ -29,11 +29,20 @@ extern const PtiModelDesc pti_model_cpu_clc;
 
 /* PAT_WRITE is a profile's store stream only: a RUD states its writes in
  * `written`, not as a pattern. */
-typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, PAT_RUNS, PAT_WRITE, N_PATTERNS } PatKind;
+typedef enum { PAT_UNIT, PAT_STRIDED, PAT_RANDOM, PAT_RUNS, PAT_TRANSPOSE, PAT_WRITE,
+               N_PATTERNS } PatKind;
 #define N_RUD_PATTERNS PAT_WRITE
-static const char *const pattern_names[] = { "unit", "strided", "random", "runs", "write" };
+static const char *const pattern_names[] = { "unit", "strided", "random", "runs", "transpose",
+                                             "write" };
 /* The attribute that sizes a pattern (NULL: none). */
-static const char *const pattern_size_attr[] = { NULL, "stride", NULL, "run", NULL };
+static const char *const pattern_size_attr[] = { NULL, "stride", NULL, "run", "run", NULL };
+/* Patterns whose points have no latency: a store stream (nothing waits for
+ * a store), a transpose (independent loads over two matrices, no one line
+ * order for a chase). */
+#define NO_LATENCY(kind) ((kind) == PAT_WRITE || (kind) == PAT_TRANSPOSE)
+/* Patterns sized by a run: interpolated between measured runs, the nearest
+ * outside them. */
+#define BY_RUN(kind) ((kind) == PAT_RUNS || (kind) == PAT_TRANSPOSE)
 
 typedef struct {
   double x;       /* log2 of the working set, bytes */
@@ -121,10 +130,10 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
     if (strcmp ((const char *) name, pattern_names[k]) == 0)
       c->kind = (PatKind) k;
   if (c->kind == N_PATTERNS) {
-    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided, random, runs or "
-                                      "write)"
+    pti_node_error (error, el, name ? "unknown pattern '%s' (unit, strided, random, runs, "
+                                      "transpose or write)"
                                     : "%smissing required attribute name (unit, strided, random, "
-                                      "runs or write)",
+                                      "runs, transpose or write)",
                     name ? (const char *) name : "");
     xmlFree (name);
     return FALSE;
@@ -136,8 +145,10 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
   double streams = attr_number (el, "streams", &has_streams);
   if (has_stride && c->kind != PAT_STRIDED)
     return pti_node_error (error, el, "stride is only for pattern strided");
-  if ((has_run || has_streams) && c->kind != PAT_RUNS)
-    return pti_node_error (error, el, "%s is only for pattern runs", has_run ? "run" : "streams");
+  if (has_run && !BY_RUN (c->kind))
+    return pti_node_error (error, el, "run is only for patterns runs and transpose");
+  if (has_streams && c->kind != PAT_RUNS)
+    return pti_node_error (error, el, "streams is only for pattern runs");
   if (has_streams && !(streams >= 1 && streams == floor (streams)))
     return pti_node_error (error, el, "streams must be a whole number of at least 1");
   if (pattern_size_attr[c->kind] != NULL) {
@@ -160,11 +171,14 @@ parse_pattern (const xmlNode *el, double bw_unit, double access, Curve *c, GErro
     /* a store stream has no latency (nothing waits for a store) */
     double bytes, bw, lat;
     if (!positive_attr (p, "bytes", &bytes, error) || !positive_attr (p, "bandwidth", &bw, error)
-        || (c->kind != PAT_WRITE && !positive_attr (p, "latency", &lat, error)))
+        || (!NO_LATENCY (c->kind) && !positive_attr (p, "latency", &lat, error)))
       return FALSE;
-    if (c->kind == PAT_WRITE && xmlHasProp (p, (const xmlChar *) "latency"))
-      return pti_node_error (error, p, "a write pattern's points have no latency (nothing waits "
-                             "for a store)");
+    if (NO_LATENCY (c->kind) && xmlHasProp (p, (const xmlChar *) "latency"))
+      return pti_node_error (error, p, c->kind == PAT_WRITE
+                             ? "a write pattern's points have no latency (nothing waits for a "
+                               "store)"
+                             : "a transpose pattern's points have no latency (its loads are "
+                               "independent)");
     double x = log2 (bytes);
     if (c->n > 0 && !(x > c->pts[c->n - 1].x))
       return pti_node_error (error, p, "bytes=\"%g\" does not follow the previous point's: points "
@@ -206,7 +220,7 @@ parse_profile (const xmlNode *el, Profile *prof, GError **error)
       if (prof->curves[i].kind == c->kind && prof->curves[i].stride == c->stride)
         return pti_node_error (error, p, "pattern %s%s is given twice in this profile",
                                pattern_names[c->kind], c->kind == PAT_STRIDED ? " (this stride)"
-                                                       : c->kind == PAT_RUNS ? " (this run)" : "");
+                                                       : BY_RUN (c->kind) ? " (this run)" : "");
   }
   return TRUE;
 }
@@ -397,7 +411,7 @@ pattern_excess (const CpuMem *self, guint pi, PatKind kind, double stride, doubl
     const Profile *prof = &self->profiles[p];
     if (kind == PAT_STRIDED && stride <= prof->access)
       kind = PAT_UNIT;
-    gboolean sized = kind == PAT_STRIDED || kind == PAT_RUNS;
+    gboolean sized = kind == PAT_STRIDED || BY_RUN (kind);
     const Curve *below = NULL, *above = NULL;
     for (guint i = 0; i < prof->n_curves; i++) {
       const Curve *c = &prof->curves[i];
@@ -422,7 +436,7 @@ pattern_excess (const CpuMem *self, guint pi, PatKind kind, double stride, doubl
     }
     if (below != NULL && below->kind == kind)
       return curve_excess (below, ws);
-    if (kind == PAT_RUNS && above != NULL)
+    if (BY_RUN (kind) && above != NULL)
       return curve_excess (above, ws);
     /* only unit (or nothing) measured here: look at fewer processes */
   }
@@ -542,22 +556,25 @@ fold_signature (FoldCtx *cx, const PtiRudNode *node, GError **error)
     while (k < N_RUD_PATTERNS && strcmp (pattern, pattern_names[k]) != 0)
       k++;
     if (k == N_RUD_PATTERNS)
-      return pti_rud_error (error, node, "pattern '%s' is not unit, strided, random or runs",
-                            pattern);
+      return pti_rud_error (error, node, "pattern '%s' is not unit, strided, random, runs or "
+                            "transpose", pattern);
     t.pattern = (PatKind) k;
   }
   if (stride_attr != NULL && run_attr != NULL)
     return pti_rud_error (error, node, "stride and run both given: stride is for "
-                          "pattern=\"strided\", run for pattern=\"runs\"");
+                          "pattern=\"strided\", run for pattern=\"runs\" or \"transpose\"");
   if (t.pattern == PAT_STRIDED && stride_attr == NULL)
     return pti_rud_error (error, node, "pattern strided needs stride (bytes between accesses)");
   if (t.pattern == PAT_RUNS && run_attr == NULL)
     return pti_rud_error (error, node, "pattern runs needs run (the bytes read consecutively "
                           "before the loop moves elsewhere)");
+  if (t.pattern == PAT_TRANSPOSE && run_attr == NULL)
+    return pti_rud_error (error, node, "pattern transpose needs run (the bytes of a block's "
+                          "column read down before the next column)");
   if (stride_attr != NULL && t.pattern != PAT_STRIDED)
     return pti_rud_error (error, node, "stride is only for pattern=\"strided\"");
-  if (run_attr != NULL && t.pattern != PAT_RUNS)
-    return pti_rud_error (error, node, "run is only for pattern=\"runs\"");
+  if (run_attr != NULL && !BY_RUN (t.pattern))
+    return pti_rud_error (error, node, "run is only for pattern=\"runs\" or \"transpose\"");
   if (bytes != NULL && ws == NULL)
     return pti_rud_error (error, node, "bytes needs working_set (the bytes of data the accesses "
                           "range over)");
@@ -714,7 +731,7 @@ reuse_misses (const MemTerm *t, double lines)
 static double
 accesses_per_line (PatKind kind, double stride, double access, double line)
 {
-  double step = kind == PAT_UNIT || kind == PAT_RUNS ? access : kind == PAT_STRIDED ? stride : line;
+  double step = kind == PAT_UNIT || BY_RUN (kind) ? access : kind == PAT_STRIDED ? stride : line;
   return MAX (1.0, line / MAX (step, access));
 }
 
@@ -794,7 +811,7 @@ explain_failure (const CpuMem *self, const Compiled *c, const PtiSymbols *values
     struct { const PtiExpr *e; const char *what; double lo; } checks[] = {
       { t->mult, "iter/exprob", 0 }, { t->bytes, "bytes", 0 }, { t->written, "written", 0 },
       { t->ws, "working_set", 0 },
-      { t->stride, t->pattern == PAT_RUNS ? "run" : "stride", 1e-300 },
+      { t->stride, BY_RUN (t->pattern) ? "run" : "stride", 1e-300 },
       { t->scale, "reuse scale", 0 },
     };
     for (guint k = 0; k < G_N_ELEMENTS (checks); k++) {
@@ -911,7 +928,8 @@ const PtiModelDesc pti_model_cpu_mem = {
     "and adds what its memory behaviour costs beyond L1.  A <loop> or <compute>\n"
     "of the RUD may state, per execution (per iteration of a loop), the bytes it\n"
     "touches, its working set and its pattern (unit, strided with stride, random,\n"
-    "runs with run: many streams read a short run at a time), the bytes it\n"
+    "runs with run: many streams read a short run at a time; transpose with run:\n"
+    "a blocked transpose, columns read down a run at a time), the bytes it\n"
     "stores to lines it does not read (written, unit pattern),\n"
     "or a reuse-distance histogram (<reuse>).  The machine profile gives seconds\n"
     "per byte s_pat(W) by working set W and pattern (1/bandwidth, linear in\n"

@@ -65,13 +65,16 @@ for path in sys.argv[1:]:
     mem = ET.parse(mempath).getroot()
     for prof in mem.findall('profile'):
         for pat in prof.findall('pattern'):
-            label = pat.get('name') + (':' + pat.get('stride') if pat.get('stride') else '')
+            # strided by its stride, runs and transpose by their run
+            size = pat.get('stride') or pat.get('run')
+            label = pat.get('name') + (':' + size if size else '')
             for p in pat.findall('point'):
                 key = '%s %s B, %s proc' % (label, p.get('bytes'), prof.get('processes'))
                 add('memory bandwidth, %s processes' % prof.get('processes'), key,
                     float(p.get('bandwidth')))
-                add('memory latency, %s processes' % prof.get('processes'), key,
-                    float(p.get('latency')))
+                if p.get('latency') is not None:   # none for write and transpose
+                    add('memory latency, %s processes' % prof.get('processes'), key,
+                        float(p.get('latency')))
 
 print('%-34s %8s %8s  %s' % ('group (figures)', 'median', 'largest', 'figure that varied most'))
 for group, figs in groups.items():

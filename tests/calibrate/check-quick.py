@@ -283,13 +283,16 @@ def main():
             b = [int(p.get('bytes')) for p in pat.findall('point')]
             ordered = ordered and b == sorted(b) and len(set(b)) == len(b)
             span = span and b[0] <= 65536 and b[-1] >= 64 << 20
-        check('the profile has unit, strided, random, runs and write patterns',
-              {'unit', 'strided', 'random', 'runs', 'write'} <= set(names), names)
+        check('the profile has unit, strided, random, runs, transpose and write patterns',
+              {'unit', 'strided', 'random', 'runs', 'transpose', 'write'} <= set(names), names)
         lat = [(pat.get('name'), p.get('latency') is not None)
                for pat in prof.findall('pattern') for p in pat.findall('point')]
-        check('the write points have no latency, the others have one',
-              all(has != (name == 'write') for name, has in lat),
-              [x for x in lat if x[1] == (x[0] == 'write')][:4])
+        bare = ('write', 'transpose')
+        check('the write and transpose points have no latency, the others have one',
+              all(has != (name in bare) for name, has in lat),
+              [x for x in lat if x[1] == (x[0] in bare)][:4])
+        tps = [p.get('run') for p in prof.findall('pattern') if p.get('name') == 'transpose']
+        check('a transpose pattern gives its run (512 with --quick)', tps == ['512'], tps)
         runs = [p for p in prof.findall('pattern') if p.get('name') == 'runs']
         check('a runs pattern gives its run (512 with --quick) and its streams',
               [(p.get('run'), p.get('streams')) for p in runs] == [('512', '64')],

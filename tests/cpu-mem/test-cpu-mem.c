@@ -9,6 +9,8 @@
  *   random           1 KiB: 1e-9                 16 KiB: 1e-7
  *   runs 128         1 KiB: 1e-9                 16 KiB: 2e-8
  *   runs 512         1 KiB: 1e-9                 16 KiB: 5e-9
+ *   transpose 512    1 KiB: 1e-9                 16 KiB: 3e-8
+ *   transpose 4096   1 KiB: 1e-9                 16 KiB: 9e-9
  *   write            1 KiB: 1e-9                 16 KiB: 5e-9   (bytes written)
  * and processes = 2: unit 1 KiB: 1e-9, 16 KiB: 8e-9; write 1 KiB: 1e-9,
  * 16 KiB: 1e-8.  Excess over L1 (the
@@ -49,6 +51,10 @@ static const PtiModelDesc *const model = &pti_model_cpu_mem;
   "   latency=\"1\"/></pattern>\n"                                                              \
   " <pattern name=\"runs\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\""        \
   "   latency=\"1\"/><point bytes=\"16384\" bandwidth=\"200000000\" latency=\"1\"/></pattern>\n" \
+  " <pattern name=\"transpose\" run=\"512\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>" \
+  "  <point bytes=\"16384\" bandwidth=\"33333333.333333333\"/></pattern>\n"                  \
+  " <pattern name=\"transpose\" run=\"4096\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>" \
+  "  <point bytes=\"16384\" bandwidth=\"111111111.11111111\"/></pattern>\n"                  \
   " <pattern name=\"write\"><point bytes=\"1024\" bandwidth=\"1000000000\"/>"                \
   "  <point bytes=\"16384\" bandwidth=\"200000000\"/></pattern>\n"                            \
   "</profile>\n"                                                                               \
@@ -251,6 +257,34 @@ test_runs (void)
                                   "run=\"256\""), 1), 3e-6 + 1000 * 8 * 1.15e-8);
 }
 
+/* A blocked transpose: its own curves, by run as the runs pattern's. */
+static void
+test_transpose (void)
+{
+  /* run 512 at 16 KiB: excess 3e-8 - 1e-9 = 2.9e-8 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"transpose\" "
+                                  "run=\"512\""), 1), 3e-6 + 1000 * 16 * 2.9e-8);
+  /* run 1024, 1/3 of the way in log2 from 512 to 4096: 2/3 * 2.9e-8 +
+   * 1/3 * 8e-9 = 2.2e-8 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"transpose\" "
+                                  "run=\"1024\""), 1), 3e-6 + 1000 * 16 * 2.2e-8);
+  /* shorter than the shortest measured run, longer than the longest: the
+   * nearest curve; at 4 KiB, halfway in log2 from 1 to 16 KiB: run 512's
+   * curve 1e-9 + 0.5 * 2.9e-8, excess 1.45e-8 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"transpose\" "
+                                  "run=\"64\""), 1), 3e-6 + 1000 * 16 * 2.9e-8);
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"transpose\" "
+                                  "run=\"8000\""), 1), 3e-6 + 1000 * 16 * 8e-9);
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"4096\" pattern=\"transpose\" "
+                                  "run=\"512\""), 1), 3e-6 + 1000 * 16 * 1.45e-8);
+  /* 2 processes: their profile has no transpose curve, the 1-process ones */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"transpose\" "
+                                  "run=\"1024\""), 2), 3e-6 + 1000 * 16 * 2.2e-8);
+  /* not read from the runs curves: the same loop as runs of 512 adds 4e-9 */
+  assert_close (price (MEM, LOOP ("bytes=\"16\" working_set=\"16384\" pattern=\"runs\" "
+                                  "run=\"512\""), 1), 3e-6 + 1000 * 16 * 4e-9);
+}
+
 /* Reads and write-allocating stores add up: bytes at the pattern's curve,
  * written at the write curve (README, "Reads and writes"). */
 static void
@@ -429,7 +463,39 @@ test_errors (void)
   expect (MEM, LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\" pattern=\"runs\" run=\"64\""),
           "rud.xml:1: <loop>", "written is priced as a unit-stride store stream");
   expect (MEM, LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\" pattern=\"write\""),
-          "<loop>", "'write' is not unit, strided, random or runs");
+          "<loop>", "'write' is not unit, strided, random, runs or transpose");
+  /* transpose: a run in the RUD and in the profile, no latency */
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"transpose\""), "<loop>",
+          "pattern transpose needs run");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"transpose\" stride=\"64\""),
+          "<loop>", "pattern transpose needs run");
+  expect (MEM, LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"transpose\" run=\"W\""),
+          "rud.xml:1: <loop>", "run \"W\" is -1");
+  expect (MEM, LOOP ("bytes=\"8\" written=\"8\" working_set=\"8\" pattern=\"transpose\" "
+                     "run=\"64\""), "rud.xml:1: <loop>",
+          "written is priced as a unit-stride store stream");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"runs\" run=\"64\"><point bytes=\"1024\" "
+                  "bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          LOOP ("bytes=\"8\" working_set=\"8\" pattern=\"transpose\" run=\"64\""), "<loop>",
+          "no profile of this <cpu_mem> measures pattern transpose");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"transpose\"><point bytes=\"1024\" "
+                  "bandwidth=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<pattern>", "missing required attribute run");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"transpose\" run=\"512\"><point "
+                  "bytes=\"1024\" bandwidth=\"1\" latency=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<point>", "a transpose pattern's points have no latency");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"transpose\" run=\"512\" "
+                  "streams=\"4\"><point bytes=\"1024\" bandwidth=\"1\"/></pattern></profile>"
+                  "</cpu_mem>"),
+          plain, "<pattern>", "streams is only for pattern runs");
+  expect (SYSTEM ("<cpu_mem><profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" "
+                  "latency_unit=\"ns\"><pattern name=\"transpose\" run=\"0\"><point "
+                  "bytes=\"1024\" bandwidth=\"1\"/></pattern></profile></cpu_mem>"),
+          plain, "<pattern>", "run must be a positive number");
   expect (MEM, "<rud device=\"cpu\"><compute type=\"clc\" of=\"AFDL\" written=\"8\">"
           "<reuse line=\"64\" references=\"1\"><cold count=\"1\"/></reuse></compute></rud>",
           "rud.xml:1: <compute>", "written is for bytes");
@@ -486,6 +552,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-mem/unit", test_unit);
   g_test_add_func ("/cpu-mem/strided-random", test_strided_random);
   g_test_add_func ("/cpu-mem/runs", test_runs);
+  g_test_add_func ("/cpu-mem/transpose", test_transpose);
   g_test_add_func ("/cpu-mem/written", test_written);
   g_test_add_func ("/cpu-mem/reuse", test_reuse);
   g_test_add_func ("/cpu-mem/profile-file", test_profile_file);

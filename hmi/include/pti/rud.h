@@ -34,10 +34,11 @@
  *   written      bytes it writes to lines it does not read (each line is read
  *                for ownership; models/cpu-mem/README.md); with bytes
  *   working_set  bytes of the data it cycles through
- *   pattern      "unit", "strided", "random" or "runs"
+ *   pattern      "unit", "strided", "random", "runs" or "transpose"
  *   stride       bytes between successive accesses (pattern="strided")
  *   run          bytes read consecutively before the accesses move to
- *                another of many streams (pattern="runs")
+ *                another of many streams (pattern="runs"), or of a block's
+ *                column read down before the next (pattern="transpose")
  * and, as the first child of a <loop> or the only child of a <compute>, a
  * reuse-distance histogram (pti_rud_reuse), inline or from a file:
  *   <reuse line="64" references="N" [scale="EXPR"]>
