@@ -20,6 +20,7 @@
 #include "registry.h"
 #include "system.h"
 #include "xml.h"
+#include "cli-options.h"
 
 #include <glib/gstdio.h>
 
@@ -442,21 +443,6 @@ remove_tree (const char *dir)
   g_rmdir (dir);
 }
 
-/* Whether @arg is an option of @entries whose value is the next argument
- * (--cflags -O3: that -O3 is the value, not the level). */
-static gboolean
-option_takes_value (const GOptionEntry *entries, const char *arg)
-{
-  for (const GOptionEntry *e = entries; e->long_name != NULL; e++) {
-    if (e->arg == G_OPTION_ARG_NONE)
-      continue;
-    if ((arg[0] == '-' && arg[1] == '-' && strcmp (arg + 2, e->long_name) == 0)
-        || (e->short_name != 0 && arg[0] == '-' && arg[1] == e->short_name && arg[2] == '\0'))
-      return TRUE;
-  }
-  return FALSE;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -512,21 +498,8 @@ main (int argc, char **argv)
     "was measured.  A full run takes several minutes; --quick about one.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  /* -O2 as the compilers spell it (and this program's --help, README and
-   * the files it writes): GOption takes a short option's value only as the
-   * next argument, and reads -O2 as the unknown option '2' grouped after
-   * -O.  Split it into -O 2 before parsing; nothing after "--". */
-  g_auto (GStrv) args = g_new0 (char *, 2 * (gsize) argc + 1);
-  for (int i = 0, k = 0, done = 0; i < argc; i++) {
-    if (!done && i > 0 && strncmp (argv[i], "-O", 2) == 0 && argv[i][2] != '\0'
-        && !option_takes_value (entries, argv[i - 1])) {
-      args[k++] = g_strdup ("-O");
-      args[k++] = g_strdup (argv[i] + 2);
-    } else {
-      args[k++] = g_strdup (argv[i]);
-    }
-    done = done || strcmp (argv[i], "--") == 0;
-  }
+  /* -O2 attached, as compilers (and this program's --help and README) write it */
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
   if (!g_option_context_parse_strv (octx, &args, &error))   /* frees what it takes out */
     return fail (error);
   argc = (int) g_strv_length (args);

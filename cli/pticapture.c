@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 #include "pti-config.h"
+#include "cli-options.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -912,8 +913,12 @@ main (int argc, char **argv)
     "Open MPI's mpirun/mpiexec gets -x LD_PRELOAD -x PTI_CAPTURE_... so ranks on other hosts "
     "are captured too; other launchers must pass the environment on themselves.");
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (oc, &argc, &argv, &error))
+  /* -oDIR attached; the command after "--" as given */
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
+  if (!g_option_context_parse_strv (oc, &args, &error))
     return usage_error ("%s", error->message);
+  argc = (int) g_strv_length (args);
+  argv = args;
   if (version) {
     printf ("%s (pti %s, trace format %d.%d)\n", program, PTI_VERSION, PTI_CAPTURE_MAJOR,
             PTI_CAPTURE_MINOR);

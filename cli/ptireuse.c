@@ -2,6 +2,7 @@
  * that of an address stream, and predict LRU cache misses from it (issue
  * 15.3; memtrace/README.md, man ptireuse). */
 #include "pti-config.h"
+#include "cli-options.h"
 #include "reuse.h"
 #include "include/pti/reuse-region.h"
 
@@ -92,8 +93,11 @@ misses_main (int argc, char **argv)
     "misses, miss ratio.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (octx, &argc, &argv, &error))
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
+  if (!g_option_context_parse_strv (octx, &args, &error))
     return fail (error);
+  argc = (int) g_strv_length (args);
+  argv = args;
   if (argc != 2)
     return usage ("misses takes one histogram file%s", argc < 2 ? "" : " (more given)");
   if (caches == NULL)
@@ -193,8 +197,11 @@ main (int argc, char **argv)
     "`ptireuse misses` predicts LRU cache misses from the histogram.");
   g_option_context_add_main_entries (octx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (octx, &n_args, &argv, &error))
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), n_args, argv);
+  if (!g_option_context_parse_strv (octx, &args, &error))
     return fail (error);
+  n_args = (int) g_strv_length (args);
+  argv = args;
   if (version) {
     printf ("ptireuse (pti) %s\n", PTI_VERSION);
     return 0;

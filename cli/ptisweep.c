@@ -19,6 +19,7 @@
 #include "wsl-private.h"
 #include "bounds.h"
 #include "xml.h"
+#include "cli-options.h"
 #include "ptisweep.h"
 
 #include <errno.h>
@@ -1222,7 +1223,11 @@ main (int argc, char **argv)
     "Exit status: 0 ok, 2 usage error, 3 invalid input or a point that could not be evaluated\n"
     "(its error column says why), 4 an assertion failed, 1 other failure.");
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (oc, &argc, &argv, &error)) {
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
+  gboolean parsed = g_option_context_parse_strv (oc, &args, &error);
+  argc = (int) g_strv_length (args);
+  argv = args;
+  if (!parsed) {
     g_prefix_error (&error, "%s", "");
     error->domain = PTI_ERROR;
     error->code = PTI_ERROR_USAGE;

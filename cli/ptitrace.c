@@ -4,6 +4,7 @@
  *
  *   ptitrace COMMAND [OPTIONS] TRACE.xml...     (ptitrace --help) */
 #include "pti-config.h"
+#include "cli-options.h"
 #include "commands.h"
 
 #include <locale.h>
@@ -195,15 +196,21 @@ main (int argc, char **argv)
   g_option_context_set_description (oc,
     "Exit status: 0 ok, 2 usage error, 3 invalid input (malformed, truncated or inconsistent "
     "trace, missing model records), 1 other failure.  Errors name the trace file and line.");
+  /* the groups this command takes, also for pti_cli_split_attached */
+  const GOptionEntry *groups[6];
+  guint n_groups = 0;
   if (cmd->needs_output)
-    g_option_context_add_main_entries (oc, output_entries, NULL);
+    groups[n_groups++] = output_entries;
   if (strcmp (cmd->name, "diff") != 0)
-    g_option_context_add_main_entries (oc, memory_entries, NULL);
+    groups[n_groups++] = memory_entries;
   if (strcmp (cmd->name, "plot") == 0)
-    g_option_context_add_main_entries (oc, plot_entries, NULL);
-  g_option_context_add_main_entries (oc, stats_entries, NULL);
+    groups[n_groups++] = plot_entries;
+  groups[n_groups++] = stats_entries;
   if (strcmp (cmd->name, "summary") == 0)
-    g_option_context_add_main_entries (oc, summary_entries, NULL);
+    groups[n_groups++] = summary_entries;
+  groups[n_groups] = NULL;
+  for (guint i = 0; i < n_groups; i++)
+    g_option_context_add_main_entries (oc, groups[i], NULL);
 
   /* GOption wants the program name first: "ptitrace COMMAND". */
   g_autofree char *prog = g_strdup_printf ("ptitrace %s", cmd->name);
@@ -212,11 +219,14 @@ main (int argc, char **argv)
   argv++;
   g_set_prgname (prog);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (oc, &argc, &argv, &error)) {
+  g_auto (GStrv) args = pti_cli_split_attached (groups, argc, argv);
+  if (!g_option_context_parse_strv (oc, &args, &error)) {
     fprintf (stderr, "ptitrace %s: error: %s (see ptitrace %s --help)\n", cmd->name,
              error->message, cmd->name);
     return PT_EXIT_USAGE;
   }
+  argc = (int) g_strv_length (args);
+  argv = args;
   if (argc - 1 != cmd->n_traces) {
     fprintf (stderr, "ptitrace %s: error: expected %s (see ptitrace %s --help)\n", cmd->name,
              cmd->args, cmd->name);

@@ -14,6 +14,7 @@
 #include "capture-reader.h"
 #include "wsl-private.h"
 #include "xml.h"
+#include "cli-options.h"
 
 #include <cairo.h>
 #include <cairo-svg.h>
@@ -582,10 +583,13 @@ main (int argc, char **argv)
                                 "runs of the real program (seed 004's modelling assertions).");
   g_option_context_add_main_entries (oc, entries, NULL);
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (oc, &argc, &argv, &error)) {
+  g_auto (GStrv) args = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
+  if (!g_option_context_parse_strv (oc, &args, &error)) {
     g_printerr ("ptivalidate: %s\n", error->message);
     return 1;
   }
+  argc = (int) g_strv_length (args);
+  argv = args;
   if (argc < 3) {
     g_printerr ("ptivalidate: usage: ptivalidate [OPTIONS] WORKLOAD.xml CAPTURE... (--help)\n");
     return 1;

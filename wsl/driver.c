@@ -10,6 +10,7 @@
 
 #include "registry.h"
 #include "xml.h"
+#include "cli-options.h"
 #include "bounds.h"
 
 #include <math.h>
@@ -899,10 +900,14 @@ pti_driver_main (const PtiDriver *d, int argc, char **argv)
     "                        are built in)\n"
     "  PTI_PROGRESS_DELAY    seconds before progress appears (default 0.5)");
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (oc, &argc, &argv, &error)) {
+  /* -DNAME=VALUE attached, as the C compiler takes it */
+  g_auto (GStrv) split = pti_cli_split_attached (PTI_CLI_GROUPS (entries), argc, argv);
+  if (!g_option_context_parse_strv (oc, &split, &error)) {
     fprintf (stderr, "%s: error: %s (see --help)\n", d->program, error->message);
     return EXIT_USAGE;
   }
+  argc = (int) g_strv_length (split);
+  argv = split;
   if (pending_limit < 0) {
     fprintf (stderr, "%s: error: --pending-limit %" G_GINT64_FORMAT ": expected a number of "
              "events, 0 or more (see --help)\n", d->program, pending_limit);

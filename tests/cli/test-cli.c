@@ -549,6 +549,51 @@ test_usage_define_novalue (void)
   expect (s, EXIT_USAGE, "-D =5: expected NAME=VALUE", NULL);
 }
 
+/* @out without its lines of wall-clock figures ("evaluation: ... events/s"). */
+static char *
+without_timing (const char *out)
+{
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  g_autoptr (GString) kept = g_string_new (NULL);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], "events/s") == NULL)
+      g_string_append_printf (kept, "%s\n", lines[i]);
+  return g_string_free (g_steal_pointer (&kept), FALSE);
+}
+
+/* -DNAME=VALUE attached, as the C compiler takes it (hmi/cli-options.h):
+ * the same run as -D NAME=VALUE, for ptieval and a C workload program; a
+ * value that looks like an option stays the value of the -D before it. */
+static void
+test_usage_define_attached (void)
+{
+  g_autoptr (Run) apart = ptieval_data ("-D", "bytes=2048", "tiny-system.xml", "pingpong.xml",
+                                        NULL);
+  g_autoptr (Run) joined = ptieval_data ("-Dbytes=2048", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (apart, 0, NULL);
+  expect (joined, 0, NULL);
+  g_autofree char *a = without_timing (apart->out), *b = without_timing (joined->out);
+  if (strcmp (a, b) != 0)
+    failf ("%s and %s differ:\n%s\n%s", apart->command, joined->command, a, b);
+  const char *const def[] = { "-D", "iterations=1", NULL };
+  const char *const def_joined[] = { "-Diterations=1", NULL };
+  g_autoptr (Run) c_apart = run_sweep (sweep3d, def, "configs/pc_cluster.xml", NULL);
+  g_autoptr (Run) c_joined = run_sweep (sweep3d, def_joined, "configs/pc_cluster.xml", NULL);
+  g_autofree char *ca = without_timing (c_apart->out), *cb = without_timing (c_joined->out);
+  if (c_apart->status != c_joined->status || strcmp (ca, cb) != 0 || strlen (ca) < 100)
+    failf ("%s and %s differ:\n%s\n%s", c_apart->command, c_joined->command, ca, cb);
+  g_autoptr (Run) unknown = ptieval_data ("-Dnosuch=1", "tiny-system.xml", "pingpong.xml", NULL);
+  expect (unknown, EXIT_USAGE, "nosuch", "workload 'pingpong' has no such parameter", NULL);
+  /* the second -D... is the first -D's value, not an option */
+  g_autoptr (Run) value = ptieval_data ("-D", "-Dbytes=1", "tiny-system.xml", "pingpong.xml",
+                                        NULL);
+  expect (value, EXIT_USAGE, "-D -Dbytes=1", NULL);
+  /* flags that take no value are not split: an unknown group stays unknown */
+  g_autoptr (Run) group = ptieval_data ("-Dbytes=1", "-qx", "tiny-system.xml", "pingpong.xml",
+                                        NULL);
+  expect (group, EXIT_USAGE, "Unknown option -qx", NULL);
+}
+
 static void
 test_usage_define_unknown (void)
 {
@@ -1356,6 +1401,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/info/model-info", test_model_info);
   g_test_add_func ("/cli/info/help", test_help);
   g_test_add_func ("/cli/pingpong", test_pingpong);
+  g_test_add_func ("/cli/usage/define-attached", test_usage_define_attached);
   g_test_add_func ("/cli/xsd/configs", test_xsd_configs);
   g_test_add_func ("/cli/xsd/examples", test_xsd_examples);
   g_test_add_func ("/cli/xsd/data", test_xsd_data);
