@@ -678,11 +678,14 @@ print_rank (PtiCaptureRank *r, gboolean times, gboolean *incomplete)
 {
   const PtiCaptureHeader *h = pti_capture_rank_header (r);
   g_autofree char *cmd = g_strjoinv (" ", h->argv);
+  /* start: time 0 of the records' t=, s since the Unix epoch (ranks on one
+   * host share the clock: capture.sh's launch skew) */
   printf ("# rank %u of %u: host %s, pid %" G_GUINT64_FORMAT ", cpu %d (of %s), %s, MPI %u.%u, "
-          "thread level %u, cpu time %s, command: %s\n", h->rank, h->size, h->host, h->pid,
-          h->cpu, h->affinity, h->library, h->mpi_major, h->mpi_minor, h->thread_provided,
+          "thread level %u, cpu time %s, start %" G_GUINT64_FORMAT ".%09u, command: %s\n",
+          h->rank, h->size, h->host, h->pid, h->cpu, h->affinity, h->library, h->mpi_major,
+          h->mpi_minor, h->thread_provided,
           h->cpu_mode == PTI_CPU_SWITCH ? "switch" : h->cpu_mode == PTI_CPU_EXACT ? "exact" : "none",
-          cmd);
+          h->start_ns / 1000000000u, (guint) (h->start_ns % 1000000000u), cmd);
   g_autoptr (GString) s = g_string_new (NULL);
   PtiCaptureEvent ev;
   gboolean done = FALSE;

@@ -251,52 +251,28 @@ while read -r name; do
   t=$traces/$name
   bytes=$(du -sbL "$t" | cut -f1)
   if [ "$bytes" -gt "$largest_bytes" ]; then largest=$name largest_bytes=$bytes; fi
-  # each rank's span from its own clock (ranks' clocks are not shared), and,
-  # where the ranks ran on one host, the ranks' MPI_Init ends and
-  # MPI_Finalize starts on its clock (the HEADER's start, CLOCK_REALTIME at
-  # time 0, plus the records' times): "init end finalize start" per rank
+  # each rank's span from its own clock, and its host, its start (time 0,
+  # the wall clock: one clock for the ranks of one host) and its MPI_Init
+  # end and MPI_Finalize start on its clock: "host start init_end fin" per rank
   for r in $(seq 0 $(( $(ls "$t"/rank-*.ptc | wc -l) - 1 ))); do
-    "$pticapture" --print "$t" --rank "$r" | awk '$3 == "MPI_Init" || $3 == "MPI_Init_thread" {
+    "$pticapture" --print "$t" --rank "$r" | awk '
+      NR == 1 { for (i = 1; i < NF; i++) {
+                  if ($i == "host") { host = $(i + 1); sub(",", "", host) }
+                  if ($i == "start") { st = $(i + 1); sub(",", "", st) } } }
+      $3 == "MPI_Init" || $3 == "MPI_Init_thread" {
         split($4, a, "="); split($NF, d, "="); s = a[2] + d[2] / 1e9 }
-      $3 == "MPI_Finalize" { split($4, a, "="); printf "%.9f %.9f\n", s, a[2] }'
+      $3 == "MPI_Finalize" { split($4, a, "="); printf "%s %s %.9f %.9f\n", host, st, s, a[2] }'
   done > "$tmp/spans"
-  measured=$(awk '{ print $2 - $1 }' "$tmp/spans" | sort -g | tail -1)
-  skew=$(python3 - "$t" "$tmp/spans" <<'PY'
-# The launch skew: how much later than the first rank the last one left
-# MPI_Init.  The replay starts every rank at once, as the run did from the
-# last rank's MPI_Init on; the first rank's span holds the skew as a wait.
-# Printed as "SKEW_S FROM_LAST_S" (the run from the last rank's MPI_Init
-# end to the last MPI_Finalize), or nothing when the ranks ran on several
-# hosts (their clocks are not one).
-import glob, os, sys
-def varint(b, i):
-    v = sh = 0
-    while True:
-        v |= (b[i] & 0x7F) << sh; sh += 7; i += 1
-        if b[i - 1] < 0x80: return v, i
-def string(b, i):
-    n, i = varint(b, i)
-    return b[i:i + n], i + n
-hosts, starts = set(), []
-for r in range(len(glob.glob(os.path.join(sys.argv[1], "rank-*.ptc")))):
-    b = open(os.path.join(sys.argv[1], "rank-%d.ptc" % r), "rb").read(4096)
-    i = 8 + 2 + 8 + 1                         # magic, version, block frame, HEADER's code
-    _, i = string(b, i)                       # writer
-    for _ in range(3): _, i = varint(b, i)    # rank, size, pid
-    host, i = string(b, i)
-    _, i = varint(b, i); _, i = string(b, i)  # cpu, affinity
-    for _ in range(2): _, i = varint(b, i)    # MPI version
-    _, i = string(b, i)                       # library
-    for _ in range(2): _, i = varint(b, i)    # thread levels
-    start, i = varint(b, i)
-    hosts.add(host); starts.append(start / 1e9)
-rows = [tuple(map(float, l.split())) for l in open(sys.argv[2])]
-if len(hosts) == 1 and len(rows) == len(starts) and len(rows) > 1:
-    ends = [s + a for s, (a, _) in zip(starts, rows)]
-    fins = [s + f for s, (_, f) in zip(starts, rows)]
-    print("%.9f %.9f" % (max(ends) - min(ends), max(fins) - max(ends)))
-PY
-)
+  measured=$(awk '{ print $4 - $3 }' "$tmp/spans" | sort -g | tail -1)
+  # The launch skew: how much later than the first rank the last one left
+  # MPI_Init (the replay starts every rank at once, as the run did from the
+  # last rank's MPI_Init on), and the run from then to the last
+  # MPI_Finalize; nothing when the ranks ran on several hosts.
+  skew=$(awk '{ hosts[$1] = 1; n++; e = $2 + $3; f = $2 + $4
+                if (n == 1 || e < lo) lo = e; if (n == 1 || e > hi) hi = e
+                if (n == 1 || f > fin) fin = f }
+              END { if (length (hosts) == 1 && n > 1) printf "%.9f %.9f\n", hi - lo, fin - hi }' \
+         "$tmp/spans")
   "$ptieval" --json "$system" "$t" > "$tmp/replay.json" 2> "$tmp/replay.err" ||
     { echo "  $name: ptieval failed: $(cat "$tmp/replay.err")"; continue; }
   python3 - "$name" "$measured" "$tmp/replay.json" "$t/manifest" "$walls" "$ptieval" \
