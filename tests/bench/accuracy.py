@@ -26,9 +26,30 @@ replay predicts, from the end of MPI_Init to MPI_Finalize (the slowest
 rank), taken from uncaptured runs with libptispan.so
 (tests/bench/capture/span.c) preloaded.  The captures are kept beside the measurements file
 (FILE.captures/), so a rerun with it predicts again from the same traces.
+
+The VM's MPI state.  This host's shared-memory MPI switches, within
+seconds, between two states (a 16 KiB message one way 3.4-3.7 us or
+5.3-5.6 us; capture/README.md, "On the Zen 4 host"), and a system file
+describes the state it was calibrated in.  With --state-probe (the MPI
+probe of pticalibrate, calibrate/mpi-probe.c, built by accuracy.sh), every
+2-rank run is bracketed by a short probe (one way at 0 B and 16 KiB, 3
+samples) and takes the state of the system whose price of that 16 KiB
+message (ptieval, a ping-pong without computation) is nearest the probe's,
+within 25%: "sys" (--system) or "alt" (--alt-system, the other state's
+calibration of the same host); a run whose two probes disagree is "mixed".
+A 2-rank row's measured time is then the median of its runs in the
+state of the system it is predicted on: one row per state that has runs
+(the alt rows predicted on --alt-system); when no run is in either, all of
+them on --system, marked ~.  The state column says how many runs each
+state had (s sys, a alt, m mixed, ? neither).  With --alt-system a LAMMPS
+case on 2 ranks captures in every round, and each state's row replays a
+capture of its own state (CASE.alt beside CASE in the captures folder):
+the slow state slows the ranks' computation as well as their messages,
+and a capture's bursts hold it.
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -148,6 +169,7 @@ class Job:
     def __init__(self, name, once, seconds):
         self.name, self.once, self.seconds = name, once, seconds
         self.clean, self.dirty = [], []      # [(round, value)]
+        self.states = {}                     # round -> MPI state (2-rank runs, --state-probe)
 
     def tries(self):
         return len(self.clean) + len(self.dirty)
@@ -167,7 +189,17 @@ def measure_in_rounds(args, jobs):
             break
         t0 = time.monotonic()
         for j in todo:
-            value, ok = j.once()
+            if getattr(j, 'ranks', 1) == 2 and args.state_probe:
+                before = mpi_state(args)
+                value, ok = j.once()
+                after = mpi_state(args)
+                j.states[r] = before if before == after else 'mixed'
+                # a capture this run took was taken in the same state
+                tagged = getattr(j, 'capture_states', [])
+                new = len(getattr(j, 'captures', [])) - len(tagged)
+                j.capture_states = tagged + [j.states[r]] * new
+            else:
+                value, ok = j.once()
             (j.clean if ok else j.dirty).append((r, value))
         walls.append(time.monotonic() - t0)
         print('# round %d: %d runs in %.1f s' % (r + 1, len(todo), walls[-1]),
@@ -190,6 +222,54 @@ def host_drift(jobs, walls):
             for r in sorted(by_round)]
 
 
+STATE_BYTES = 16384
+STATE_WORKLOAD = """<?xml version="1.0" encoding="UTF-8"?>
+<workload name="state-pingpong">
+  <processes count="2"/>
+  <program>
+    <for var="r" from="1" to="100">
+      <if test="rank == 0">
+        <then><send to="1" bytes="%d"/><recv from="1" bytes="%d"/></then>
+        <else><recv from="0" bytes="%d"/><send to="0" bytes="%d"/></else>
+      </if>
+    </for>
+  </program>
+</workload>
+""" % ((STATE_BYTES,) * 4)
+
+
+def state_prices(args):
+    """What each system prices a message of STATE_BYTES one way (s): a
+    ping-pong of 100 round trips without computation, over 200."""
+    path = os.path.join(args.work, 'state-pingpong.xml')
+    with open(path, 'w') as f:
+        f.write(STATE_WORKLOAD)
+    out = {'sys': ptieval(args, args.system, path, {}) / 200}
+    if args.alt_system:
+        out['alt'] = ptieval(args, args.alt_system, path, {}) / 200
+    return out
+
+
+def mpi_state(args):
+    """The VM's MPI state now: the short probe's one-way time of
+    STATE_BYTES against each system's price of it, the nearest within 25%
+    ("sys" or "alt"), else "?"."""
+    r = subprocess.run(['mpirun', '-np', '2', args.state_probe, '--sizes', '0,%d' % STATE_BYTES,
+                        '--samples', '3', '--reps', '3', '--target-ms', '0.5'],
+                       capture_output=True, text=True)
+    m = re.search(r'^pp bytes=%d t=([0-9.eE+-]+)' % STATE_BYTES, r.stdout, re.M)
+    if r.returncode != 0 or not m:
+        raise RuntimeError('the MPI state probe failed (%d):\n%s' % (r.returncode, r.stderr))
+    t = float(m.group(1)) * 1e-9
+    args.state_log.append(t)
+    best, dist = '?', math.log(1.25)
+    for name, price in args.state_price.items():
+        d = abs(math.log(t / price))
+        if d <= dist:
+            best, dist = name, d
+    return best
+
+
 def program_job(args, prog, ranks, params):
     """A Sweep3D or CG case: the program prints its time (time_s), its
     largest rank CPU time (cpu_s) and the smallest share of the wall time a
@@ -204,7 +284,9 @@ def program_job(args, prog, ranks, params):
         if 'time_s' not in fig:
             raise RuntimeError('no time_s in: %s' % out)
         return (float(fig['time_s']), float(fig['cpu_s'])), float(fig['busy']) >= 0.95
-    return Job('%s %s' % (prog, params), once, lambda v: v[0])
+    job = Job('%s %s' % (prog, params), once, lambda v: v[0])
+    job.ranks = ranks
+    return job
 
 
 def program_times(job):
@@ -214,8 +296,10 @@ def program_times(job):
     were off the CPU, not what the other processes did to the caches, nor,
     with 2 ranks, a rank's polling while the other one was away."""
     if job.clean:
-        return [v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries())
-    return [v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries()
+        return ([v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries()),
+                [job.states.get(r) for r, _ in job.clean])
+    return ([v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries(),
+            [job.states.get(r) for r, _ in job.dirty])
 
 
 # ---- HPC Challenge: one hpcc run gives every test's figures ---------------
@@ -431,11 +515,14 @@ def lammps_jobs(args, capdir):
         for ranks in (1, 2):
             case = 'lammps-%s-np%d' % (name, ranks)
             job = Job('lammps %s np%d' % (name, ranks), None, lambda v: v[0])
+            job.ranks = ranks
             job.captures = []
 
             def once(job=job, ranks=ranks, infile=infile, case=case):
                 span, cpu, ok = lammps_span(args, ranks, d, infile)
-                if len(job.captures) < CAPTURES:
+                # with --alt-system, a 2-rank case captures in every round: each
+                # state's row replays a capture of its own state
+                if len(job.captures) < CAPTURES or (ranks == 2 and args.alt_system):
                     trace = os.path.join(capdir, '%s.%d' % (case, len(job.captures)))
                     subprocess.run(['rm', '-rf', trace], check=True)
                     r = subprocess.run([os.path.join(args.build, 'cli', 'pticapture'), '-q',
@@ -458,16 +545,29 @@ def lammps_row(args, capdir, name, size, ranks, job):
     whose replay on --system is the median."""
     if job.clean:
         times, how = [v[0] for _, v in job.clean], 'wall %d/%d' % (len(job.clean), job.tries())
+        states = [job.states.get(r) for r, _ in job.clean]
     else:
         times, how = [v[1] for _, v in job.dirty], 'cpu* 0/%d' % job.tries()
+        states = [job.states.get(r) for r, _ in job.dirty]
     case = 'lammps-%s-np%d' % (name, ranks)
-    caps = sorted((ptieval(args, args.system, trace, {}), trace) for trace in job.captures)
     keep = os.path.join(capdir, case)
-    subprocess.run(['rm', '-rf', keep], check=True)
-    os.rename(caps[len(caps) // 2][1], keep)
-    for _, trace in caps:
+    # Each MPI state's row replays a capture taken in that state (the
+    # state slows the computation too: a capture's bursts hold it): the
+    # state's captures, else all of them for --system; kept as CASE and,
+    # for --alt-system, CASE.alt (by_state).
+    cstates = getattr(job, 'capture_states', [])
+    for key, system, dest in (('sys', args.system, keep), ('alt', args.alt_system, keep + '.alt')):
+        subprocess.run(['rm', '-rf', dest], check=True)
+        mine = [t for t, st in zip(job.captures, cstates) if st == key]
+        if key == 'sys' and not mine:
+            mine = [t for t in job.captures if os.path.isdir(t)]
+        if not system or not mine:
+            continue
+        caps = sorted((ptieval(args, system, trace, {}), trace) for trace in mine)
+        os.rename(caps[len(caps) // 2][1], dest)
+    for trace in job.captures:
         subprocess.run(['rm', '-rf', trace], check=True)
-    return ('lammps-' + name.split('-')[0], size, 0, ranks, times, how, (keep, {}))
+    return ('lammps-' + name.split('-')[0], size, 0, ranks, times, how, (keep, {}), states)
 
 
 def workload_path(args, path, base):
@@ -504,7 +604,14 @@ def main():
                          'MODEL+units: on the system with overlap="units" on its <cpu_clc>')
     ap.add_argument('--measurements', default='',
                     help='JSON file of measured times: read if it exists, else written')
+    ap.add_argument('--state-probe', default='',
+                    help='the MPI probe (calibrate/mpi-probe.c) that brackets each 2-rank run')
+    ap.add_argument('--alt-system', default='',
+                    help='the same host calibrated in its other MPI state: its 2-rank runs '
+                         'predicted on it')
     args = ap.parse_args()
+    args.state_log = []
+    args.state_price = state_prices(args) if args.state_probe else {}
     args.units_made = set()
     # LAMMPS runs in a directory of its own: the paths it is given must hold there
     args.build, args.span_lib = os.path.abspath(args.build), os.path.abspath(args.span_lib)
@@ -525,7 +632,8 @@ def main():
         # keeps the path of the tree that measured, which may be gone or
         # hold an older model.
         with open(args.measurements) as f:
-            kept = [tuple(r[:6]) + ((workload_path(args, r[6][0], base), r[6][1]),)
+            kept = [tuple(r[:6]) + ((workload_path(args, r[6][0], base), r[6][1]),
+                                    r[7] if len(r) > 7 else None)
                     for r in json.load(f)]
         print('# measured times from %s' % args.measurements, file=sys.stderr)
     have = {r[0].split('-')[0] for r in kept}
@@ -545,13 +653,13 @@ def main():
     jobs = [j for _, j in programs] + [j for _, _, j in hpccs] + [c[-1] for c in lammps]
     walls = measure_in_rounds(args, jobs)
     for (prog, size, ws, ranks, params), job in programs:
-        times, how = program_times(job)
+        times, how, states = program_times(job)
         new_rows.append((prog, size, ws, ranks, times, how,
-                         (os.path.join(ex, prog + '.xml'), params)))
+                         (os.path.join(ex, prog + '.xml'), params), states))
         print_measured(new_rows[-1])
     for n, ranks, job in hpccs:
         for row in hpcc_rows(args, ranks, job):
-            new_rows.append(row)
+            new_rows.append(row + (None,))
             print_measured(row)
     for name, size, infile, ranks, job in lammps:
         new_rows.append(lammps_row(args, capdir, name, size, ranks, job))
@@ -560,24 +668,24 @@ def main():
     if args.measurements and new_rows:
         with open(args.measurements, 'w') as f:
             json.dump([r[:6] + ((stored_path(args, r[6][0], base), r[6][1]),)
-                       for r in kept + new_rows], f, indent=1)
-    rows = [r for r in kept + new_rows if r[0].split('-')[0] in only]
+                       + ((r[7],) if r[7] else ()) for r in kept + new_rows], f, indent=1)
+    rows = by_state(args, [r for r in kept + new_rows if r[0].split('-')[0] in only])
 
-    preds = [[ptieval(args, args.system, wl, defines, m) for m in models]
-             for (_, _, _, _, _, _, (wl, defines)) in rows]
+    preds = [[ptieval(args, system, wl, defines, m) for m in models]
+             for (_, _, _, _, _, _, (wl, defines), _, system) in rows]
     print()
-    head = '%-12s %-20s %10s %5s %12s %-11s %7s' % ('program', 'size', 'ws/rank', 'ranks',
-                                                 'measured s', 'how, runs', 'spread')
+    head = '%-12s %-20s %10s %5s %12s %-11s %-14s %7s' % (
+        'program', 'size', 'ws/rank', 'ranks', 'measured s', 'how, runs', 'state', 'spread')
     for m in models:
         head += ' %*s %8s' % (width(m), (m or 'predicted') + ' s', 'error')
     print(head)
     errors = [{} for _ in models]
     for row, pr in zip(rows, preds):
-        prog, size, ws, ranks, times, how, _ = row
+        prog, size, ws, ranks, times, how, _, state, _ = row
         med = statistics.median(times)
         spread = (max(times) - min(times)) / med
-        line = '%-12s %-20s %10s %5d %12.5g %-11s %6.1f%%' % (
-            prog, size, human(ws), ranks, med, how, 100 * spread)
+        line = '%-12s %-20s %10s %5d %12.5g %-11s %-14s %6.1f%%' % (
+            prog, size, human(ws), ranks, med, how, state, 100 * spread)
         for k, p in enumerate(pr):
             line += ' %*.5g %+7.1f%%' % (width(models[k]), p, 100 * (p - med) / med)
             errors[k].setdefault(prog, []).append((p - med) / med)
@@ -598,6 +706,17 @@ def main():
     if any('*' in r[5] for r in rows):
         notes.append('how *: no run was undisturbed (the host was busier than its CPUs); the '
                      'median of the CPU times (hpcc: of the wall times), marked.')
+    if any(r[7] != '-' for r in rows):
+        notes.append('state: the MPI state of the 2-rank runs (their bracketing probes, 16 KiB '
+                     'one way against each system\'s price), s %s (--system), a %s '
+                     '(--alt-system), m mixed, ? neither; the row\'s runs are those of its state, '
+                     'after the colon (~: none was, all runs).'
+                     % tuple(('%.3g us' % (args.state_price[k] * 1e6) if k in args.state_price
+                              else '-') for k in ('sys', 'alt')))
+        if args.state_log:
+            v = sorted(args.state_log)
+            notes.append('state probes: %d, 16 KiB one way %.3g to %.3g us, median %.3g.'
+                         % (len(v), v[0] * 1e6, v[-1] * 1e6, statistics.median(v) * 1e6))
     if notes:
         print()
         for n in notes:
@@ -620,8 +739,37 @@ def main():
         print('  ' + ', '.join('round %d %.3f (%d jobs, %.0f s)' % d for d in drift))
 
 
+def by_state(args, rows):
+    """The table's rows, each with its state column and the system it is
+    predicted on: a row without MPI states (1 rank, no --state-probe, an
+    older measurements file) as it is, on --system; a 2-rank row with
+    states split: its runs in the state of --system and, with
+    --alt-system, those in the other state, each on its system (a state
+    without runs has no row; when neither state has any, all the runs on
+    --system, marked ~)."""
+    out = []
+    for r in rows:
+        states = r[7] if len(r) > 7 else None
+        if r[3] != 2 or not states or not any(states):
+            out.append(tuple(r[:7]) + ('-', args.system))
+            continue
+        count = ' '.join('%d%s' % (states.count(k), k[0]) for k in ('sys', 'alt', 'mixed', '?')
+                         if states.count(k))
+        split = [(key, system, [t for t, st in zip(r[4], states) if st == key])
+                 for key, system in (('sys', args.system), ('alt', args.alt_system)) if system]
+        if not any(pick for _, _, pick in split):
+            out.append(tuple(r[:7]) + ('sys:~' + count, args.system))
+        for key, system, pick in split:
+            if pick:
+                wl = r[6]
+                if key == 'alt' and os.path.isdir(wl[0] + '.alt'):
+                    wl = (wl[0] + '.alt', wl[1])   # a capture of that state (lammps_row)
+                out.append(tuple(r[:4]) + (pick, r[5], wl, key + ':' + count, system))
+    return out
+
+
 def print_measured(row):
-    prog, size, ws, ranks, times, how, _ = row
+    prog, size, ws, ranks, times, how = row[:6]
     med = statistics.median(times)
     print('# %-12s %-20s %10s %5d %12.5g %-11s %6.1f%%' % (
         prog, size, human(ws), ranks, med, how, 100 * (max(times) - min(times)) / med),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: pti's predictions against real runs on this host (issue 13.4).
 #
-#   tests/bench/accuracy.sh [--system FILE] [--runs N] [--quick] [--only LIST]
-#                           [--models LIST] [--measurements FILE] [BUILD_DIR]
+#   tests/bench/accuracy.sh [--system FILE] [--alt-system FILE] [--runs N] [--quick]
+#                           [--only LIST] [--models LIST] [--measurements FILE]
+#                           [--no-state] [BUILD_DIR]
 #
 # Runs real programs on this host, 1 and 2 ranks, at sizes from in-cache to
 # well past the last cache, each --runs times (default 5; 3 with --quick) in
@@ -46,13 +47,22 @@
 # --only it has no row of is measured and added to it.  The LAMMPS captures
 # are kept beside it (FILE without .json, then .captures/).  Needs mpicc,
 # mpirun and, for hpcc and lammps, their packages (skipped, saying so).
+# The VM's MPI state: every 2-rank run is bracketed by a short probe of
+# this host's MPI (calibrate/mpi-probe.c, one way at 0 B and 16 KiB), and a
+# 2-rank row is measured over its runs in the state --system was calibrated
+# in (the probe's 16 KiB one way within 25% of what the system prices it);
+# --alt-system FILE, the same host calibrated in its other state, adds a
+# row of the runs in that state predicted on it (accuracy.py's docstring;
+# capture/README.md, "On the Zen 4 host").  --no-state leaves the probes out.
 # BUILD_DIR defaults to build (configured and built if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-system= runs= quick= only=sweep3d,cg,hpcc,lammps models= measurements=
+system= alt_system= runs= quick= only=sweep3d,cg,hpcc,lammps models= measurements= state=1
 while [ $# -gt 0 ]; do
   case $1 in
     --system) system=$2; shift 2 ;;
+    --alt-system) alt_system=$2; shift 2 ;;
+    --no-state) state=; shift ;;
     --runs) runs=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
@@ -82,9 +92,15 @@ for p in sweep3d cg; do
   mpicc -O2 -o "$work/$p-real" "$root/tests/accuracy/programs/$p-real.c" -lm
 done
 mpicc -O2 -shared -fPIC -o "$work/libptispan.so" "$root/tests/bench/capture/span.c"
+probe=
+if [ -n "$state" ]; then
+  mpicc -O2 -I "$root/calibrate" -o "$work/mpi-probe" "$root/calibrate/mpi-probe.c"
+  probe=$work/mpi-probe
+fi
 if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 exec python3 "$root/tests/bench/accuracy.py" --root "$root" --build "$build" --work "$work" \
   --system "$system" --runs "$runs" --only "$only" ${quick:+--quick} \
-  --models "$models" --measurements "$measurements" --span-lib "$work/libptispan.so"
+  --models "$models" --measurements "$measurements" --span-lib "$work/libptispan.so" \
+  --state-probe "$probe" --alt-system "$alt_system"
