@@ -11,6 +11,7 @@
  *      text=THE STATEMENT (to the end of the line)
  *   loop code=LFOR iter=.. iter_q1=.. ... text=..   (an empty loop iteration)
  *   clock ns=.. q1=.. q3=.. reps=..          (one cycle, x86 only)
+ *   window n=N row=.. row_q1=.. ... reps=.. rows=..   (one row of N, below)
  *   noise preempted=.. dirty=..              (last line, below)
  *
  * Method: a kernel with 4 statements per chain and one with 2 run for the
@@ -25,7 +26,16 @@
  * times instead of wall times ("dirty" counts them).
  * When the quartiles are still more than 10% of the median apart, the
  * whole set is measured again, up to 3 times, and the tightest set is
- * kept. */
+ * kept.
+ *
+ * The window (code WINDOW for --only): clc_window's rows of N = 128, 256,
+ * 384 and 512 products, each a chain of dependent adds its `sum = 0`
+ * starts afresh, data in L1; one row's time is the slope between R and 2R
+ * rows (the call's cost cancelled), the median of the repetitions.  The
+ * rows' start points are scattered over the arrays, so the loop's exit
+ * is as predictable as a CSR row's of fixed length.  pticalibrate fits
+ * row(N) = alpha + beta N: -alpha / beta iterations of each row's chain
+ * ran under the row before (calibrate/cpu.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +157,71 @@ clock32 (long n)
 }
 #endif
 
+static void
+print_stats (const char *prefix, Stats s)
+{
+  printf (" %s=%.6g %s_q1=%.6g %s_q3=%.6g %s_min=%.6g %s_max=%.6g", prefix, s.med, prefix, s.q1,
+          prefix, s.q3, prefix, s.min, prefix, s.max);
+}
+
+/* The window probe's rows: N products from a scattered start each. */
+static void
+window_setup (long n)
+{
+  unsigned long long s = 88172645463325252ull;   /* xorshift */
+  for (int k = 0; k < 1024; k++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    win_col[k] = (int) (s % 512);
+    win_a[k] = 1e-3 * (double) (k % 7);
+  }
+  for (int i = 0; i < 512; i++)
+    win_x[i] = 1.0;
+  for (int r = 0; r < 256; r++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    win_lo[r] = (long) (s % (unsigned long long) (1024 - n + 1));
+    win_hi[r] = win_lo[r] + n;
+  }
+}
+
+static void
+window_measure (void)
+{
+  static const long lengths[] = { 128, 256, 384, 512 };
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+    window_setup (lengths[i]);
+    long m = calibrate_n (clc_window, target_ns);
+    double *est = calloc ((size_t) reps, sizeof *est);
+    for (int r = 0; r < reps; r++) {
+      double t1, t2;
+      for (int tries = 0;; tries++) {
+        t1 = time_ns (clc_window, m);
+        double c1 = cpu_last;
+        int clean = clean_last;
+        t2 = time_ns (clc_window, 2 * m);
+        if (clean && clean_last)
+          break;
+        if (!probe_may_retry (tries)) {
+          t1 = c1;
+          t2 = cpu_last;
+          dirty++;
+          break;
+        }
+        preempted++;
+      }
+      est[r] = (t2 - t1) / (double) m;
+    }
+    Stats s = probe_stats (est, reps);
+    free (est);
+    printf ("window n=%ld", lengths[i]);
+    print_stats ("row", s);
+    printf (" reps=%d rows=%ld\n", reps, m);
+  }
+}
+
 static int
 wanted (const char *only, const char *code)
 {
@@ -157,13 +232,6 @@ wanted (const char *only, const char *code)
     if ((p == only || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
       return 1;
   return 0;
-}
-
-static void
-print_stats (const char *prefix, Stats s)
-{
-  printf (" %s=%.6g %s_q1=%.6g %s_q3=%.6g %s_min=%.6g %s_max=%.6g", prefix, s.med, prefix, s.q1,
-          prefix, s.q3, prefix, s.min, prefix, s.max);
 }
 
 int
@@ -250,6 +318,8 @@ main (int argc, char **argv)
     }
     printf (" reps=%d n=%ld attempts=%d text=%s\n", reps, n, total_attempts, k->what);
   }
+  if (wanted (only, "WINDOW"))
+    window_measure ();
   printf ("noise preempted=%ld dirty=%ld\n", preempted, dirty);
   return 0;
 }

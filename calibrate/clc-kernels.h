@@ -21,3 +21,10 @@ typedef struct {
 extern const ClcKernel clc_kernels[];   /* ends with a NULL code */
 extern double arf_data[8192];
 extern long arf_chain[8192];
+
+/* The window probe (clc-kernels.c): @rows rows of a CSR product whose rows
+ * span win_lo[r] to win_hi[r] (r = row % 256), a chain each. */
+void clc_window (long rows);
+extern double win_a[1024], win_x[512], win_y[256];
+extern int win_col[1024];
+extern long win_lo[256], win_hi[256];

@@ -95,10 +95,18 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
     return FALSE;
 
   double clock_ns = NAN, preempted = 0, dirty = 0, cmll = NAN, inll = NAN;
+  /* the window probe's rows: length and time (ns) */
+  double win_n[8], win_t[8], win_spread = 0;
+  guint n_win = 0;
   for (guint i = 0; i < lines->len; i++) {
     const CalLine *l = g_ptr_array_index (lines, i);
     const char *code = cal_line_get (l, "code");
-    if (strcmp (l->kind, "clock") == 0)
+    if (strcmp (l->kind, "window") == 0 && n_win < G_N_ELEMENTS (win_n)) {
+      CalStat row = cal_stat_from_line (l, "row");
+      win_n[n_win] = cal_line_num (l, "n");
+      win_t[n_win++] = row.med;
+      win_spread = MAX (win_spread, cal_stat_spread (row));
+    } else if (strcmp (l->kind, "clock") == 0)
       clock_ns = cal_line_num (l, "ns");
     else if (strcmp (l->kind, "noise") == 0) {
       preempted = cal_line_num (l, "preempted");
@@ -133,7 +141,45 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
                  "measured (the latency of one dependent chain is in the comment)",
     noise, clock_text, seconds);
   cal_xml_comment (xml, 4, head);
-  g_string_append (xml, "    <cpu_clc unit=\"ns\">\n");
+  /* The window: a least-squares line through the probe's rows, t(N) =
+   * alpha + beta N; each row's chain ran -alpha / beta iterations under the
+   * row before, and a row holds 9 operations an iteration (as a RUD counts
+   * them) and 8 of its own: the window is 9 (-alpha / beta) + 8. */
+  g_autofree char *window_attr = g_strdup ("");
+  g_autofree char *window_text = NULL;
+  if (n_win >= 2) {
+    double mn = 0, mt = 0, sxx = 0, sxy = 0;
+    for (guint i = 0; i < n_win; i++) {
+      mn += win_n[i] / n_win;
+      mt += win_t[i] / n_win;
+    }
+    for (guint i = 0; i < n_win; i++) {
+      sxx += (win_n[i] - mn) * (win_n[i] - mn);
+      sxy += (win_n[i] - mn) * (win_t[i] - mt);
+    }
+    double beta = sxx > 0 ? sxy / sxx : NAN, alpha = mt - beta * mn;
+    double k = -alpha / beta, window = 9 * k + 8;
+    if (isfinite (window) && beta > 0 && window > 0) {
+      g_autofree char *rows = g_strdup ("");
+      for (guint i = 0; i < n_win; i++) {
+        g_autofree char *prev = rows;
+        rows = cal_strdup_printf ("%s%s%.0f: %.4g ns", prev, i ? ", " : "", win_n[i], win_t[i]);
+      }
+      g_autofree char *value = cal_decimal (window, 3);
+      window_attr = g_strdup_printf (" window=\"%s\"", value);
+      window_text = cal_strdup_printf (
+        "Window (the operations in flight; overlap=\"units\" begins a restart=\"yes\" loop's "
+        "chain under the previous execution's by that many): rows of a sparse matrix-vector "
+        "product in L1, each a chain of dependent adds that `sum = 0` starts afresh "
+        "(clc_window: 9 operations a product, 8 a row, as a RUD counts them), a row of N "
+        "products (median of the runs; largest spread %.1f%%) %s; the line through them, "
+        "%.4g + %.4g N ns, says each row's chain ran %.3g products under the row before: "
+        "9 x %.3g + 8 = %s operations.", 100 * win_spread, rows, alpha, beta, k, k, value);
+    }
+  }
+  if (window_text != NULL)
+    cal_xml_comment (xml, 4, window_text);
+  g_string_append_printf (xml, "    <cpu_clc unit=\"ns\"%s>\n", window_attr);
 
   guint written = 0, zero = 0;
   double worst_spread = 0;

@@ -352,6 +352,36 @@ fcal_target (int x)
 
 '''
 
+# The window probe (pticalibrate's <cpu_clc window>): the rows of a sparse
+# matrix-vector product (CSR, tests/accuracy's cg-real), each a chain of
+# dependent adds that `sum = 0` starts afresh.  Counted as a RUD counts
+# them: per row LFOR,CMLL,INLL, TFDL,2*ARF1 (sum = 0; lo, hi), TFDL,ARF1
+# (y[j] = sum), 8 operations; per non-zero LFOR,CMLL,INLL,
+# MFDL,AFDL,TFDL,3*ARF1, 9, chain AFDL.  Its data stays in L1.
+WINDOW = """/* The window probe: rows of n products summed into a sum each, the sum
+ * set to 0 before each row; every row reads n of win_a and win_col from
+ * win_lo[r] on (win_hi[r] = win_lo[r] + n, set by the harness), gathering
+ * win_x.  16 KiB in all: in L1.  The function starts on a 64-byte line, so
+ * where its loop falls against the fetch lines does not depend on the
+ * kernels before it (a hot loop across a 64-byte boundary can run 10-20%
+ * slower: models/cpu-clc/README.md). */
+double win_a[1024], win_x[512], win_y[256];
+int win_col[1024];
+long win_lo[256], win_hi[256];
+
+NOINLINE __attribute__ ((aligned (64))) void
+clc_window (long rows)
+{
+  for (long j = 0; j < rows; j++) {
+    double sum = 0;
+    for (long k = win_lo[j & 255]; k < win_hi[j & 255]; k++)
+      sum += win_a[k] * win_x[win_col[k]];
+    win_y[j & 255] = sum;
+  }
+}
+
+"""
+
 
 def main():
     args = sys.argv[1:]
@@ -391,6 +421,7 @@ def main():
     # The loop of LFOR: an empty counted loop (the asm keeps it).
     parts.append('static NOINLINE void\nk_LFOR_loop (long n)\n{\n'
                  '  for (long i = 0; i < n; i++)\n    __asm__ volatile ("");\n}\n\n')
+    parts.append(WINDOW)
     parts.append('const ClcKernel clc_kernels[] = {\n')
     for r in recipes:
         if r.kind == 'lfor':

@@ -320,10 +320,11 @@ calibrate (const Options *o, GError **error)
                                "captures replay at their own speed.");
     g_string_append (rates, "      <speed_ratio>1</speed_ratio>\n");
     ok = ok && cal_flops_measure (&run, cc, o->blas, rates, report, skipped, error);
-    const char *open_tag = ok ? strstr (cpu_xml->str, "<cpu_clc unit=\"ns\">\n") : NULL;
-    if (open_tag != NULL)
-      g_string_insert (cpu_xml, open_tag - cpu_xml->str + strlen ("<cpu_clc unit=\"ns\">\n"),
-                       rates->str);
+    /* after the start tag, whatever its attributes (unit, window) */
+    const char *open_tag = ok ? strstr (cpu_xml->str, "<cpu_clc unit=\"ns\"") : NULL;
+    const char *tag_end = open_tag != NULL ? strstr (open_tag, ">\n") : NULL;
+    if (tag_end != NULL)
+      g_string_insert (cpu_xml, tag_end - cpu_xml->str + strlen (">\n"), rates->str);
   } else
     g_string_append (skipped, "Operation costs not measured (--skip cpu): the cpu_clc element "
                               "is empty, and pricing any computation fails.\n");

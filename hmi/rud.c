@@ -17,8 +17,9 @@ typedef struct {
   GHashTable *reuse;         /* PtiRudNode* -> PtiRudReuse* (in blocks), or NULL */
 } Tree;
 
-static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "bytes", "written",
-                                          "working_set", "pattern", "stride", "run", NULL };
+static const char *const loop_attrs[] = { "iter", "type", "of", "chain", "restart", "bytes",
+                                          "written", "working_set", "pattern", "stride", "run",
+                                          NULL };
 static const char *const compute_attrs[] = { "of", "type", "bytes", "written", "working_set",
                                              "pattern", "stride", "run", NULL };
 static const char *const case_attrs[] = { "type", "of", NULL };

@@ -209,6 +209,7 @@ typedef struct {
                              the latency (overlap), NaN if not configured; 0 (sum) */
   guint8 exec[N_SLOTS];   /* ClcUnit of each slot */
   gboolean overlap;       /* overlap="units": per block, the busiest unit or the chain */
+  double window;          /* operations in flight (the window attribute); 0: none */
   double unit;            /* s per unit of the configuration */
   double speed_ratio;     /* measured times are divided by it; 0 if not configured */
   double flop_rate;       /* flops per s; 0 if not configured */
@@ -252,6 +253,23 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
     return FALSE;
   }
   xmlFree (overlap);
+  /* The window: how many operations (as a RUD counts them) the core holds in
+   * flight, measured by pticalibrate; overlap="units" lets a `restart` loop's
+   * chain begin under the previous execution's by that much. */
+  self->window = 0;
+  xmlChar *window = xmlGetProp (config, (const xmlChar *) "window");
+  if (window != NULL) {
+    char *end = NULL;
+    double w = g_ascii_strtod ((const char *) window, &end);
+    gboolean ok = end != (char *) window && *end == '\0' && isfinite (w) && w >= 0;
+    if (!ok)
+      pti_node_error (error, config, "window '%.32s' is not a non-negative number (operations)",
+                      (const char *) window);
+    xmlFree (window);
+    if (!ok)
+      return FALSE;
+    self->window = w;
+  }
   /* Without overlap a chain costs nothing: the sum already holds its operations. */
   for (guint i = 0; i < N_CODES; i++)
     self->cost[N_CODES + i] = self->overlap ? NAN : 0.0;
@@ -375,6 +393,7 @@ typedef struct {
   guint32 dyn_first, dyn_end;
   guint32 end;           /* one past this block's last descendant (pre-order) */
   Origin origin;         /* of the loop (iter) or branch (exprob) */
+  gboolean restart;      /* a loop with restart="yes": each execution starts its chain */
 } Block;
 
 typedef struct {
@@ -454,6 +473,7 @@ struct _TmpBlock {
   PtiExpr *factor;
   double scale;
   Origin origin;
+  gboolean restart;
   double counts[N_SLOTS];
   gboolean has[N_SLOTS];
   GArray *dyn;          /* DynTerm, count owned */
@@ -638,13 +658,29 @@ fold_multiplied (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, double 
     return FALSE;
   Origin origin = { node_line (node), (guint8) kind };
   g_autoptr (TmpBlock) child = tmp_block_new (origin);
-  child->factor = expr;
   if (expr == NULL) {
     if (is_loop && value < 0)
       return pti_rud_error (error, node, "iter=\"%s\" is %g: " NEGATIVE_ITER, text, value);
     if (!is_loop && !(value >= 0 && value <= 1))
       return pti_rud_error (error, node, "exprob=\"%s\" is %g: " BAD_PROB, text, value);
   }
+  /* restart="yes": each execution of the loop starts its chain afresh (the
+   * accumulator set before it), so it stays a block of its own, whose trip
+   * count the price needs, even when that count is a constant. */
+  const char *restart = is_loop ? pti_rud_attr (node, "restart") : NULL;
+  if (restart != NULL) {
+    if (strcmp (restart, "yes") != 0 && strcmp (restart, "no") != 0)
+      return pti_rud_error (error, node, "restart=\"%s\": yes or no", restart);
+    child->restart = strcmp (restart, "yes") == 0;
+    if (child->restart && node->n_chain == 0)
+      return pti_rud_error (error, node, "restart=\"yes\" on a loop without a chain (restart "
+                            "says that each execution of the loop starts its chain anew)");
+    if (child->restart && expr == NULL) {
+      expr = pti_expr_compile (text, cx->symbols, NULL);
+      g_assert (expr != NULL);   /* it compiled above */
+    }
+  }
+  child->factor = expr;
   if (is_loop && !(fold_ops (cx, node, ELEM_LOOP, FALSE, child, error)
                    && fold_ops (cx, node, ELEM_LOOP, TRUE, child, error)))
     return FALSE;
@@ -681,9 +717,34 @@ fold_case (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, GError **erro
   return TRUE;
 }
 
+/* A restart loop's chain begins under the previous execution's only if
+ * nothing but operations lies between the two: it must be the one loop (or
+ * case) of an enclosing <loop>. */
+static gboolean
+check_restart (const PtiRudNode *parent, GError **error)
+{
+  guint blocks = 0;
+  const PtiRudNode *restart = NULL;
+  for (guint i = 0; i < parent->n_children; i++) {
+    const PtiRudNode *n = &parent->children[i];
+    blocks += n->kind == PTI_RUD_LOOP || n->kind == PTI_RUD_CASE;
+    const char *r = n->kind == PTI_RUD_LOOP ? pti_rud_attr (n, "restart") : NULL;
+    if (r != NULL && strcmp (r, "yes") == 0 && restart == NULL)
+      restart = n;
+  }
+  if (restart == NULL || (parent->kind == PTI_RUD_LOOP && blocks == 1))
+    return TRUE;
+  return pti_rud_error (error, restart,
+                        "restart=\"yes\" needs the loop to be the only <loop> or <case> of an "
+                        "enclosing <loop> (what lies between two executions is that loop's "
+                        "operations)");
+}
+
 static gboolean
 fold_body (CompileCtx *cx, const PtiRudNode *parent, TmpBlock *into, GError **error)
 {
+  if (!check_restart (parent, error))
+    return FALSE;
   for (guint i = 0; i < parent->n_children; i++) {
     const PtiRudNode *n = &parent->children[i];
     double unused;
@@ -744,6 +805,7 @@ tmp_block_flatten (TmpBlock *b, Compiled *c)
   out->factor = g_steal_pointer (&b->factor);
   out->scale = b->scale;
   out->origin = b->origin;
+  out->restart = b->restart;
   out->const_first = c->n_terms;
   for (guint k = 0; k < N_SLOTS; k++)
     if (b->has[k])
@@ -859,21 +921,49 @@ block_value (const Compiled *c, const double *cost, const PtiSymbols *values, gu
  * iteration takes the busiest unit's time or its carried chain's latency,
  * whichever is longer.  Child blocks follow each other (added).  A NaN
  * (an unconfigured cost, an out-of-range count) propagates to the total. */
+/*
+ * A restart loop (restart="yes": each execution starts its chain afresh,
+ * the only loop of an enclosing loop) overlaps the execution before it: the
+ * core holds `window` operations in flight, so while one execution's chain
+ * drains, the operations of the enclosing iteration (@around, per
+ * iteration of the enclosing block) and the first k iterations of the next
+ * execution are already in the window, their chain under way:
+ *
+ *   k = min(n, max(0, (window - around) / ops))
+ *
+ * ops the loop's operations per iteration, n its trip count.  Its chain
+ * costs (n - k) iterations of latency instead of n; its units are priced
+ * as before, so a loop shorter than the window takes its busiest unit.
+ */
 static double
-block_value_overlap (const CpuClc *self, const Compiled *c, const PtiSymbols *values, guint32 i)
+block_value_overlap (const CpuClc *self, const Compiled *c, const PtiSymbols *values, guint32 i,
+                     double around)
 {
   const Block *b = &c->blocks[i];
   const double *cost = self->cost;
   double busy[N_UNITS] = { 0 };
-  for (const ConstTerm *t = c->terms + b->const_first; t < c->terms + b->const_end; t++)
+  double ops = 0;   /* operations of one execution of the body (chain slots not counted) */
+  for (const ConstTerm *t = c->terms + b->const_first; t < c->terms + b->const_end; t++) {
     busy[self->exec[t->code]] += t->count * cost[t->code];
-  for (guint32 k = b->dyn_first; k < b->dyn_end; k++)
-    busy[self->exec[c->dyn[k].code]] += dyn_count (&c->dyn[k], values) * cost[c->dyn[k].code];
+    ops += t->code < N_CODES ? t->count : 0;
+  }
+  for (guint32 k = b->dyn_first; k < b->dyn_end; k++) {
+    double n = dyn_count (&c->dyn[k], values);
+    busy[self->exec[c->dyn[k].code]] += n * cost[c->dyn[k].code];
+    ops += c->dyn[k].code < N_CODES ? n : 0;
+  }
+  if (b->restart && self->window > 0 && ops > 0) {
+    double n = pti_expr_eval (b->factor, values);
+    double k = (self->window - around) / ops;
+    k = k < 0 ? 0 : k > n ? n : k;
+    if (n > 0)   /* n < 0 or NaN: block_scaled makes the total NaN */
+      busy[UNIT_CHAIN] *= 1 - k / n;
+  }
   double s = busy[0];
   for (guint u = 1; u < N_UNITS; u++)
     s = busy[u] > s || isnan (busy[u]) ? busy[u] : s;
   for (guint32 j = i + 1; j < b->end; j = c->blocks[j].end)
-    s += block_value_overlap (self, c, values, j);
+    s += block_value_overlap (self, c, values, j, ops);
   return block_scaled (b, values, s);
 }
 
@@ -956,7 +1046,7 @@ impl_cost (gconstpointer instance, gconstpointer compiled, const PtiSymbols *val
 {
   const CpuClc *self = instance;
   const Compiled *c = compiled;
-  double total = self->overlap ? block_value_overlap (self, c, values, 0)
+  double total = self->overlap ? block_value_overlap (self, c, values, 0, 0)
                                : block_value (c, self->cost, values, 0);
   if (G_LIKELY (isfinite (total))) {
     *seconds = total;
@@ -1010,6 +1100,10 @@ static const PtiModelParam clc_params[] = {
     "attribute of <cpu_clc>: none, or units: the operations of one loop iteration run on the "
     "execution units at once, and the iteration takes its busiest unit's sum or its carried "
     "chain (the loop's chain) at the latencies, whichever is longer" },
+  { "@window", "operations (as a RUD counts them)", "0: no overlap of restarted chains",
+    "attribute of <cpu_clc>, with overlap=\"units\": the operations the core holds in flight "
+    "(pticalibrate measures it); a loop with restart=\"yes\" begins its chain under the "
+    "previous execution's by that many operations" },
   { "@latency", COST_UNIT, "none: a chain that uses the code is refused (overlap=\"units\")",
     "attribute of each code's element: the latency of one operation, what a chain of "
     "dependent ones takes each" },
@@ -1079,6 +1173,12 @@ const PtiModelDesc pti_model_cpu_clc = {
     "\n"
     "  cost(block) = factor * (max(max_u sum_{op in u} n_op t(op), sum_chain n_op lat(op))\n"
     "                          + sum cost(child blocks))\n"
+    "\n"
+    "A loop with restart=\"yes\" (each execution starts its chain afresh, the only\n"
+    "loop of an enclosing loop) begins under the previous execution by the core's\n"
+    "window (<cpu_clc window=...>, operations in flight, measured by pticalibrate):\n"
+    "k = min(n, max(0, (window - a) / o)) of its n iterations of o operations (a:\n"
+    "the enclosing iteration's) pay no chain.\n"
     "\n"
     "Reference: PTI paper (seed 001), sections 3.3 and 4.",
   .config_schema = pti_cpu_clc_xsd,

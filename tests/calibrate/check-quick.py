@@ -203,9 +203,18 @@ def main():
               % len(chained), with_lat == chained and not bad,
               'missing %s, extra %s, not decimals %s' % (sorted(set(chained) - set(with_lat)),
                                                         sorted(set(with_lat) - set(chained)), bad))
+        # The window (the restarted-chain probe): a positive decimal on
+        # <cpu_clc>, the comment before it giving the rows and the line.
+        window = clc.get('window')
+        check('<cpu_clc window> is a positive decimal, its measurement in the comment before',
+              window is not None and re.fullmatch(r'[0-9]+(\.[0-9]+)?', window) is not None
+              and float(window) > 0
+              and re.search(r'Window \(the operations in flight.*?-->\s*<cpu_clc unit="ns" '
+                            r'window="%s">' % re.escape(window or ''), text, re.S) is not None,
+              'window %r' % window)
         units = os.path.join(tmp, 'units.xml')       # beside host.memory.xml, which it names
         with open(units, 'w', encoding='utf-8') as f:
-            f.write(text.replace('<cpu_clc unit="ns">', '<cpu_clc unit="ns" overlap="units">'))
+            f.write(text.replace('<cpu_clc unit="ns"', '<cpu_clc unit="ns" overlap="units"'))
         afdl_lat = float(clc.find('AFDL').get('latency') or 'nan') * 1e-9
         want = n * max(cost['LFOR'], cost['CMLL'] + cost['INLL'], cost['MFDL'], cost['AFDL'],
                        afdl_lat)

@@ -155,7 +155,7 @@ test_descriptor (void)
   guint n = 0;
   for (const PtiModelParam *p = model->params; p->name; p++, n++)
     g_assert_nonnull (p->description);
-  g_assert_cmpuint (n, ==, 78); /* @unit, @overlap, @latency, speed_ratio, flop_rate + 73 codes */
+  g_assert_cmpuint (n, ==, 79); /* @unit, @overlap, @window, @latency, speed_ratio, flop_rate + 73 codes */
   g_assert_nonnull (model->cpu->time_cost);
   g_assert_nonnull (model->cpu->flops_cost);
 }
@@ -516,6 +516,113 @@ test_overlap (void)
   instance_free (units);
   instance_free (sum);
   instance_free (none);
+}
+
+/* restart="yes" and the window (models/cpu-clc/README.md): a restart
+ * loop's chain begins under the previous execution's by
+ * k = min(M, max(0, (window - around) / ops)) iterations. */
+static void
+test_restart (void)
+{
+  g_autoptr (PtiSymbols) symbols = pti_symbols_new ();
+  g_autoptr (GError) error = NULL;
+  /* Outer iteration: LFOR, CMLL, INLL and ARF1, 4 operations (around); its
+   * units branch 1, ALU 2, load 1: 2 ns.  Inner iteration: LFOR, CMLL, INLL,
+   * AFDL, ARF1, 5 operations; branch 1, ALU 2, adder 3, load 1: 3 ns; chain
+   * 4 ns.  N = 3, M = 5. */
+  const char *rud = "<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                    "<compute of='ARF1'/>"
+                    "<loop iter='M' of='LFOR,CMLL,INLL' chain='AFDL' restart='yes'>"
+                    "<compute of='AFDL,ARF1'/></loop></loop></rud>";
+  gpointer restart = compile_ok (rud, symbols);
+  gpointer fixed = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                               "<compute of='ARF1'/>"
+                               "<loop iter='5' of='LFOR,CMLL,INLL' chain='AFDL' restart='yes'>"
+                               "<compute of='AFDL,ARF1'/></loop></loop></rud>", symbols);
+  gpointer plain = compile_ok ("<rud device='cpu'><loop iter='N' of='LFOR,CMLL,INLL'>"
+                               "<compute of='ARF1'/>"
+                               "<loop iter='M' of='LFOR,CMLL,INLL' chain='AFDL' restart='no'>"
+                               "<compute of='AFDL,ARF1'/></loop></loop></rud>", symbols);
+  bind (symbols, "N", 3);
+  bind (symbols, "M", 5);
+  static const struct {
+    const char *window;
+    double ns;
+  } cases[] = {
+    /* no window, or one no larger than the outer iteration's 4 operations:
+     * k = 0, the chain each iteration, N (2 + M 4) = 3 (2 + 20) = 66 */
+    { NULL, 66 }, { "0", 66 }, { "2", 66 }, { "4", 66 },
+    /* 9: k = (9 - 4) / 5 = 1, the chain 4 (1 - 1/5) = 3.2 an iteration, over
+     * the adder's 3: 3 (2 + 5 3.2) = 54 */
+    { "9", 54 },
+    /* 14: k = 2, the chain 2.4 an iteration, under the adder's 3: 3 (2 + 15)
+     * = 51; so for any larger window, k at most M = 5 (1000: the chain 0) */
+    { "14", 51 }, { "1000", 51 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *units_cfg =
+      g_strdup_printf ("<cpu_clc unit='ns' overlap='units'%s%s%s>" OVERLAP_COSTS "</cpu_clc>",
+                       cases[i].window ? " window='" : "", cases[i].window ? cases[i].window : "",
+                       cases[i].window ? "'" : "");
+    g_autofree char *sum_cfg =
+      g_strdup_printf ("<cpu_clc unit='ns'%s%s%s>" OVERLAP_COSTS "</cpu_clc>",
+                       cases[i].window ? " window='" : "", cases[i].window ? cases[i].window : "",
+                       cases[i].window ? "'" : "");
+    gpointer units = instance_new (units_cfg, &error);
+    g_assert_no_error (error);
+    gpointer sum = instance_new (sum_cfg, &error);
+    g_assert_no_error (error);
+    assert_close (cost_ok (units, restart, symbols), cases[i].ns * 1e-9);
+    assert_close (cost_ok (units, fixed, symbols), cases[i].ns * 1e-9);
+    /* restart="no", the default: the chain every iteration */
+    assert_close (cost_ok (units, plain, symbols), 66e-9);
+    /* the sum ignores chains and the window: 3 (4 + 5 (1 + 1 + 1 + 3 + 1)) = 117 */
+    assert_close (cost_ok (sum, restart, symbols), 117e-9);
+    assert_close (cost_ok (sum, fixed, symbols), 117e-9);
+    instance_free (units);
+    instance_free (sum);
+  }
+  /* The overlap is per execution: M = 1 with window 1000, k = 1, no chain
+   * left: 3 (2 + 3) = 15; M = 0: the outer iterations alone, 6. */
+  gpointer units = instance_new ("<cpu_clc unit='ns' overlap='units' window='1000'>"
+                                 OVERLAP_COSTS "</cpu_clc>", &error);
+  g_assert_no_error (error);
+  bind (symbols, "M", 1);
+  assert_close (cost_ok (units, restart, symbols), 15e-9);
+  bind (symbols, "M", 0);
+  assert_close (cost_ok (units, restart, symbols), 6e-9);
+  /* a negative trip count is still refused, naming it */
+  bind (symbols, "M", -1);
+  double s = -1;
+  g_assert_false (model->cpu->cost (units, restart, symbols, &s, &error));
+  const char *negative[] = { "iter \"M\" is -1", NULL };
+  assert_message (error, negative);
+  g_clear_error (&error);
+  instance_free (units);
+
+  /* errors: the value; a restart without a chain; a restart loop that is
+   * not the only loop of an enclosing loop; the window */
+  assert_compile_error ("<rud device='cpu'><loop iter='3'><loop iter='N' chain='AFDL' "
+                        "restart='maybe'/></loop></rud>",
+                        "<loop>", "restart=\"maybe\": yes or no", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='3'><loop iter='N' restart='yes'/></loop>"
+                        "</rud>", "restart=\"yes\" on a loop without a chain", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='N' chain='AFDL' restart='yes'/></rud>",
+                        "restart=\"yes\" needs the loop to be the only", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='3'><loop iter='N' chain='AFDL' "
+                        "restart='yes'/><loop iter='N'/></loop></rud>",
+                        "restart=\"yes\" needs the loop to be the only", NULL);
+  assert_compile_error ("<rud device='cpu'><loop iter='3'><case><branch exprob='0.5'>"
+                        "<loop iter='N' chain='AFDL' restart='yes'/></branch></case></loop>"
+                        "</rud>", "restart=\"yes\" needs the loop to be the only", NULL);
+  g_assert_null (instance_new ("<cpu_clc unit='ns' overlap='units' window='-1'/>", &error));
+  const char *bad_window[] = { "window '-1' is not a non-negative number", NULL };
+  assert_message (error, bad_window);
+  g_clear_error (&error);
+
+  model->cpu->rud_free (restart);
+  model->cpu->rud_free (fixed);
+  model->cpu->rud_free (plain);
 }
 
 static void
@@ -1050,6 +1157,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cpu-clc/count-expressions", test_count_expressions);
   g_test_add_func ("/cpu-clc/units", test_units);
   g_test_add_func ("/cpu-clc/overlap", test_overlap);
+  g_test_add_func ("/cpu-clc/restart", test_restart);
   g_test_add_func ("/cpu-clc/compile-errors", test_compile_errors);
   g_test_add_func ("/cpu-clc/cost-errors", test_cost_errors);
   g_test_add_func ("/cpu-clc/random-ruds", test_random_ruds);

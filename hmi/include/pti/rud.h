@@ -21,7 +21,7 @@
  *
  * Attributes, per element (any other is refused with the list of these):
  *   rud      device, name
- *   loop     iter (required), type, of, chain, and the memory behaviour below
+ *   loop     iter (required), type, of, chain, restart, and the memory behaviour below
  *   compute  of (required), type, and the memory behaviour below
  *   case     type, of
  *   branch   exprob (required)
@@ -29,6 +29,10 @@
  * path of dependences one iteration of the loop carries into the next (a
  * recurrence such as `sum += a[k] * x[k]`: AFDL), read by a CPU model that
  * overlaps operations (cpu-clc's overlap="units") and ignored by others.
+ * `restart` ("yes" or "no", the default) says whether each execution of the
+ * loop starts its chain afresh (`sum = 0` before a sparse row), so that the
+ * core runs the next execution's chain under the current one's (cpu-clc's
+ * window); read by cpu-clc, which checks it, and ignored by others.
  * Memory behaviour, read by memory-aware CPU models and ignored by others:
  *   bytes        bytes the element touches per execution (per iteration of a loop)
  *   written      bytes it writes to lines it does not read (each line is read
