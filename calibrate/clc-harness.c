@@ -157,6 +157,37 @@ clock32 (long n)
 }
 #endif
 
+/* One unit of @f's argument: the slope between @m and 2 @m (the call's
+ * own cost cancelled), @reps times; a pair disturbed on every try keeps
+ * its CPU times. */
+static Stats
+slope_per_call (ClcKernelFunc f, long m)
+{
+  double *est = calloc ((size_t) reps, sizeof *est);
+  for (int r = 0; r < reps; r++) {
+    double t1, t2;
+    for (int tries = 0;; tries++) {
+      t1 = time_ns (f, m);
+      double c1 = cpu_last;
+      int clean = clean_last;
+      t2 = time_ns (f, 2 * m);
+      if (clean && clean_last)
+        break;
+      if (!probe_may_retry (tries)) {
+        t1 = c1;
+        t2 = cpu_last;
+        dirty++;
+        break;
+      }
+      preempted++;
+    }
+    est[r] = (t2 - t1) / (double) m;
+  }
+  Stats s = probe_stats (est, reps);
+  free (est);
+  return s;
+}
+
 static void
 print_stats (const char *prefix, Stats s)
 {
@@ -194,28 +225,7 @@ window_measure (void)
   for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
     window_setup (lengths[i]);
     long m = calibrate_n (clc_window, target_ns);
-    double *est = calloc ((size_t) reps, sizeof *est);
-    for (int r = 0; r < reps; r++) {
-      double t1, t2;
-      for (int tries = 0;; tries++) {
-        t1 = time_ns (clc_window, m);
-        double c1 = cpu_last;
-        int clean = clean_last;
-        t2 = time_ns (clc_window, 2 * m);
-        if (clean && clean_last)
-          break;
-        if (!probe_may_retry (tries)) {
-          t1 = c1;
-          t2 = cpu_last;
-          dirty++;
-          break;
-        }
-        preempted++;
-      }
-      est[r] = (t2 - t1) / (double) m;
-    }
-    Stats s = probe_stats (est, reps);
-    free (est);
+    Stats s = slope_per_call (clc_window, m);
     printf ("window n=%ld", lengths[i]);
     print_stats ("row", s);
     printf (" reps=%d rows=%ld\n", reps, m);
@@ -279,28 +289,7 @@ main (int argc, char **argv)
     if (k->loop != NULL) {
       /* n iterations against 2n: the slope is one iteration. */
       long m = calibrate_n (k->loop, target_ns);
-      double *est = calloc ((size_t) reps, sizeof *est);
-      for (int r = 0; r < reps; r++) {
-        double t1, t2;
-        for (int tries = 0;; tries++) {
-          t1 = time_ns (k->loop, m);
-          double c1 = cpu_last;
-          int clean = clean_last;
-          t2 = time_ns (k->loop, 2 * m);
-          if (clean && clean_last)
-            break;
-          if (!probe_may_retry (tries)) {
-            t1 = c1;
-            t2 = cpu_last;
-            dirty++;
-            break;
-          }
-          preempted++;
-        }
-        est[r] = (t2 - t1) / (double) m;
-      }
-      Stats s = probe_stats (est, reps);
-      free (est);
+      Stats s = slope_per_call (k->loop, m);
       printf ("loop code=%s", k->code);
       print_stats ("iter", s);
       printf (" reps=%d n=%ld text=%s\n", reps, m, k->what);
