@@ -54,6 +54,7 @@ typedef struct {
   double stride;  /* bytes: strided's stride, runs' run; the access size for unit */
   guint n;
   Point *pts;     /* by increasing x */
+  double l1_spb;  /* what the operation costs hold: the 1-process curve's first point */
 } Curve;
 
 typedef struct {
@@ -252,6 +253,27 @@ profile_cmp (gconstpointer a, gconstpointer b)
   return (x->processes > y->processes) - (x->processes < y->processes);
 }
 
+/* The L1 time the operation costs already hold, per curve.  pticalibrate
+ * measured every cpu-clc cost in one process alone, its data in L1, so a
+ * curve of p processes starts its excess from the 1-process curve of the
+ * same pattern (stride, run): the L1 is each core's own, and a p-process
+ * curve's L1 point is the same rate measured with more to disturb it
+ * (README, "Processes").  A pattern the 1-process profile lacks keeps its
+ * own first point. */
+static void
+set_l1_references (CpuMem *self)
+{
+  const Profile *one = &self->profiles[0];
+  for (guint i = 0; i < self->n_profiles; i++)
+    for (guint j = 0; j < self->profiles[i].n_curves; j++) {
+      Curve *c = &self->profiles[i].curves[j];
+      c->l1_spb = c->pts[0].spb;
+      for (guint k = 0; k < one->n_curves; k++)
+        if (one->curves[k].kind == c->kind && one->curves[k].stride == c->stride)
+          c->l1_spb = one->curves[k].pts[0].spb;
+    }
+}
+
 static gboolean
 impl_configure (gpointer instance, const xmlNode *config, GError **error)
 {
@@ -335,6 +357,7 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
   if (self->profiles[0].processes != 1)
     return pti_node_error (error, config, "the profile for 1 process (processes=\"1\") is missing: "
                            "it is the one every other count falls back on");
+  set_l1_references (self);
   return TRUE;
 }
 
@@ -384,7 +407,7 @@ curve_spb (const Curve *c, double ws)
 static double
 curve_excess (const Curve *c, double ws)
 {
-  return MAX (0.0, curve_spb (c, ws) - c->pts[0].spb);
+  return MAX (0.0, curve_spb (c, ws) - c->l1_spb);
 }
 
 /* The profile for @p processes sharing the node's memory: the one for the
@@ -940,7 +963,9 @@ const PtiModelDesc pti_model_cpu_mem = {
     "                                        + w * (s_write(W) - s_write(W0)))\n"
     "\n"
     "M the product of the trip counts and probabilities above the element, W0\n"
-    "the smallest measured working set (L1).  A histogram's references are\n"
+    "the smallest measured working set (L1), read from the 1-process profile\n"
+    "for any number of processes (the costs were measured by one process\n"
+    "alone; the L1 is each core's own).  A histogram's references are\n"
     "split by the cache level that holds them (fully-associative LRU: reuse\n"
     "distance >= capacity misses) and priced at the level's s_pat(size/2), the\n"
     "misses of the last level at the largest measured working set.  Seed 002's\n"

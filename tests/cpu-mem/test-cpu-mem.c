@@ -190,6 +190,26 @@ test_unit (void)
   assert_close (price (SYSTEM ("<cpu_mem sharing=\"1\">" PROFILES "</cpu_mem>\n"),
                        LOOP ("bytes=\"16\" working_set=\"16384\""), 2),
                 3e-6 + 1000 * 16 * 3e-9);
+  /* The L1 time the operation costs hold is the 1-process curve's first
+   * point (1e-9 a byte), whatever a 2-process curve's first point reads:
+   * here 2e-9 (500 MB/s, as a disturbed measurement would).  At 16 KiB
+   * 8e-9 a byte: excess 7e-9, not 6e-9; at its own first point, 1e-9 */
+  const char *slow_l1 = SYSTEM (
+    "<cpu_mem>"
+    "<profile processes=\"1\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"1000000000\" latency=\"1\"/>"
+    "<point bytes=\"16384\" bandwidth=\"250000000\" latency=\"1\"/></pattern></profile>"
+    "<profile processes=\"2\" access=\"8\" bandwidth_unit=\"B/s\" latency_unit=\"ns\">"
+    "<pattern name=\"unit\"><point bytes=\"1024\" bandwidth=\"500000000\" latency=\"1\"/>"
+    "<point bytes=\"16384\" bandwidth=\"125000000\" latency=\"1\"/></pattern></profile>"
+    "</cpu_mem>");
+  assert_close (price (slow_l1, LOOP ("bytes=\"16\" working_set=\"16384\""), 2),
+                3e-6 + 1000 * 16 * 7e-9);
+  assert_close (price (slow_l1, LOOP ("bytes=\"16\" working_set=\"1024\""), 2),
+                3e-6 + 1000 * 16 * 1e-9);
+  /* one process: its own curve, excess 3e-9 */
+  assert_close (price (slow_l1, LOOP ("bytes=\"16\" working_set=\"16384\""), 1),
+                3e-6 + 1000 * 16 * 3e-9);
 }
 
 static void
