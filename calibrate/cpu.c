@@ -145,7 +145,7 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
    * alpha + beta N; each row's chain ran -alpha / beta iterations under the
    * row before, and a row holds 9 operations an iteration (as a RUD counts
    * them) and 8 of its own: the window is 9 (-alpha / beta) + 8. */
-  g_autofree char *window_attr = g_strdup ("");
+  g_autofree char *window_attr = NULL;
   g_autofree char *window_text = NULL;
   if (n_win >= 2) {
     double mn = 0, mt = 0, sxx = 0, sxy = 0;
@@ -179,7 +179,7 @@ cal_cpu_measure (const CalRun *run, const CalCpuOptions *o, GString *xml, GStrin
   }
   if (window_text != NULL)
     cal_xml_comment (xml, 4, window_text);
-  g_string_append_printf (xml, "    <cpu_clc unit=\"ns\"%s>\n", window_attr);
+  g_string_append_printf (xml, "    <cpu_clc unit=\"ns\"%s>\n", window_attr ? window_attr : "");
 
   guint written = 0, zero = 0;
   double worst_spread = 0;
