@@ -14,8 +14,9 @@
 # routine's flops at that system's <flop_rate> beside it: the price
 # hpcc-hpl.xml gives them.  Then tests/bench/hpcc/blas-rates.c: the
 # library's own rates for the update's dgemm (NoTrans NoTrans), the
-# panel's (NoTrans Trans) and the solve's dtrsm (Left Upper Trans Unit)
-# at each size, and of pticalibrate's 1024 x 1024 product.  Prints the
+# panel's (NoTrans Trans), each also at the other's shape, and the solve's
+# dtrsm (Left Upper Trans Unit) at each size, and of pticalibrate's
+# 1024 x 1024 product.  Prints the
 # load average with each run.  Its files are kept in BUILD_DIR/hpcc-hpl-blas/
 # (BUILD_DIR defaults to build; pti itself is not needed).  Needs hpcc,
 # mpirun and a C compiler with the host's CBLAS (Debian: libblas-dev).

@@ -4,8 +4,11 @@
  * NoTrans Trans, the products of HPL's recursive right-looking panel
  * factorisation, inner dimension nb / 2 and less), and B = A^-T B (dtrsm
  * Left Upper Trans Unit, HPL's solve of the nb rows of U), on the leading
- * dimension of an n x n matrix; and, for comparison, C = A B for 1024 x
- * 1024 matrices of their own (pticalibrate's flop_rate, calibrate/README.md).
+ * dimension of an n x n matrix; each dgemm also at the other's shape
+ * (the reference dgemm's NoTrans and Trans loops over C's rows are the
+ * same instructions at two addresses: whether the shape or the loop makes
+ * the difference); and, for comparison, C = A B for 1024 x 1024 matrices
+ * of their own (pticalibrate's flop_rate, calibrate/README.md).
  * Each the median of 9 timings (each of enough calls for about 10 ms).
  *
  *   blas-rates [N [NB]]      (N 2000, NB 80)
@@ -76,6 +79,8 @@ main (int argc, char **argv)
    * the trailing columns (a chunk of 4 nb of them) */
   rate ("dgemm-NN", 0, n - nb, 4 * nb, nb, a, n, a, n, c, n);
   rate ("dgemm-NT", 1, n - nb, nb / 2, nb / 2, a, n, a + nb / 2, n, c, n);
+  rate ("dgemm-NN-NTshape", 0, n - nb, nb / 2, nb / 2, a, n, a + nb / 2, n, c, n);
+  rate ("dgemm-NT-NNshape", 1, n - nb, 4 * nb, nb, a, n, a, n, c, n);
   rate ("dtrsm-LUTU", 2, 0, n - nb, nb, a, nb, NULL, 0, c, n);
   rate ("dgemm-NN-1024", 0, 1024, 1024, 1024, sa, 1024, sb, 1024, sc, 1024);
   return 0;
