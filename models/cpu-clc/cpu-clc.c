@@ -658,6 +658,7 @@ fold_multiplied (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, double 
     return FALSE;
   Origin origin = { node_line (node), (guint8) kind };
   g_autoptr (TmpBlock) child = tmp_block_new (origin);
+  child->factor = expr;   /* owned by the block from here, error paths too */
   if (expr == NULL) {
     if (is_loop && value < 0)
       return pti_rud_error (error, node, "iter=\"%s\" is %g: " NEGATIVE_ITER, text, value);
@@ -676,11 +677,10 @@ fold_multiplied (CompileCtx *cx, const PtiRudNode *node, TmpBlock *into, double 
       return pti_rud_error (error, node, "restart=\"yes\" on a loop without a chain (restart "
                             "says that each execution of the loop starts its chain anew)");
     if (child->restart && expr == NULL) {
-      expr = pti_expr_compile (text, cx->symbols, NULL);
+      expr = child->factor = pti_expr_compile (text, cx->symbols, NULL);
       g_assert (expr != NULL);   /* it compiled above */
     }
   }
-  child->factor = expr;
   if (is_loop && !(fold_ops (cx, node, ELEM_LOOP, FALSE, child, error)
                    && fold_ops (cx, node, ELEM_LOOP, TRUE, child, error)))
     return FALSE;
