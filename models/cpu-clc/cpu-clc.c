@@ -231,6 +231,27 @@ is_blank (const xmlChar *text)
   return TRUE;
 }
 
+/* The attribute @attr of @el as a non-negative number into @out, left as it
+ * is when the attribute is absent; @what says what it counts in the error. */
+static gboolean
+nonnegative_attr (const xmlNode *el, const char *attr, const char *what, double *out,
+                  GError **error)
+{
+  xmlChar *text = xmlGetProp (el, (const xmlChar *) attr);
+  if (text == NULL)
+    return TRUE;
+  char *end = NULL;
+  double v = g_ascii_strtod ((const char *) text, &end);
+  gboolean ok = end != (char *) text && *end == '\0' && isfinite (v) && v >= 0;
+  if (ok)
+    *out = v;
+  else
+    pti_node_error (error, el, "%s '%.32s' is not a non-negative number (%s)", attr,
+                    (const char *) text, what);
+  xmlFree (text);
+  return ok;
+}
+
 static gboolean
 impl_configure (gpointer instance, const xmlNode *config, GError **error)
 {
@@ -257,19 +278,8 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
    * flight, measured by pticalibrate; overlap="units" lets a `restart` loop's
    * chain begin under the previous execution's by that much. */
   self->window = 0;
-  xmlChar *window = xmlGetProp (config, (const xmlChar *) "window");
-  if (window != NULL) {
-    char *end = NULL;
-    double w = g_ascii_strtod ((const char *) window, &end);
-    gboolean ok = end != (char *) window && *end == '\0' && isfinite (w) && w >= 0;
-    if (!ok)
-      pti_node_error (error, config, "window '%.32s' is not a non-negative number (operations)",
-                      (const char *) window);
-    xmlFree (window);
-    if (!ok)
-      return FALSE;
-    self->window = w;
-  }
+  if (!nonnegative_attr (config, "window", "operations", &self->window, error))
+    return FALSE;
   /* Without overlap a chain costs nothing: the sum already holds its operations. */
   for (guint i = 0; i < N_CODES; i++)
     self->cost[N_CODES + i] = self->overlap ? NAN : 0.0;
@@ -332,20 +342,12 @@ impl_configure (gpointer instance, const xmlNode *config, GError **error)
                              name);
     self->cost[code] = v * self->unit;
 
-    xmlChar *lat = xmlGetProp (n, (const xmlChar *) "latency");
-    if (lat != NULL) {
-      char *end = NULL;
-      double l = g_ascii_strtod ((const char *) lat, &end);
-      gboolean ok = end != (char *) lat && *end == '\0' && isfinite (l) && l >= 0;
-      if (!ok)
-        pti_node_error (error, n, "latency '%.32s' is not a non-negative number (of one %s)",
-                        (const char *) lat, name);
-      xmlFree (lat);
-      if (!ok)
-        return FALSE;
-      if (self->overlap)
-        self->cost[N_CODES + code] = l * self->unit;
-    }
+    double l = NAN;
+    g_autofree char *of_one = g_strdup_printf ("of one %s", name);
+    if (!nonnegative_attr (n, "latency", of_one, &l, error))
+      return FALSE;
+    if (!isnan (l) && self->overlap)
+      self->cost[N_CODES + code] = l * self->unit;
   }
   return TRUE;
 }
